@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import os
 import random
 import statistics
@@ -1381,6 +1382,333 @@ def past_version_figures(tmp: Path) -> dict[str, float]:
     return {"past_version_vs_replay": replay / past}
 
 
+class AsyncRaw:
+    """``RawClient`` on asyncio: one keep-alive HTTP/1.1 connection of many in one event loop, so that hundreds of
+    clients cost the bench one thread (hundreds of threads would contend for the GIL on the two cores they share
+    with the server they measure)."""
+
+    def __init__(self, reader, writer, host: str) -> None:
+        self.reader, self.writer, self.host = reader, writer, host
+
+    @classmethod
+    async def open(cls, base: str) -> AsyncRaw:
+        import asyncio
+        import socket
+
+        host, port = base.removeprefix("http://").split(":")
+        reader, writer = await asyncio.open_connection(host, int(port))
+        writer.get_extra_info("socket").setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        return cls(reader, writer, f"{host}:{port}")
+
+    async def request(self, method: str, path: str, body: dict | None = None, token: str = "") -> tuple[int, bytes]:
+        data = json.dumps(body).encode() if body is not None else b""
+        auth = f"Authorization: Bearer {token}\r\n" if token else ""
+        head = (
+            f"{method} {path} HTTP/1.1\r\nHost: {self.host}\r\n{auth}"
+            f"Content-Type: application/json\r\nContent-Length: {len(data)}\r\n\r\n"
+        )
+        self.writer.write(head.encode() + data)
+        status = int((await self.reader.readline()).split(b" ", 2)[1])
+        length = 0
+        while (line := await self.reader.readline()) not in (b"\r\n", b"\n", b""):
+            name, _, value = line.partition(b":")
+            if name.strip().lower() == b"content-length":
+                length = int(value)
+        return status, await self.reader.readexactly(length)
+
+    async def call(self, method: str, path: str, body: dict | None = None, token: str = "") -> dict:
+        status, answer = await self.request(method, path, body, token)
+        assert status in (200, 201), (method, path, status, answer[:300])
+        return json.loads(answer) if answer else {}
+
+    def close(self) -> None:
+        self.writer.close()
+
+
+def cpu_seconds(pid: int) -> float | None:
+    """A process's user + system CPU seconds so far, from /proc/<pid>/stat (None if it is gone)."""
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            stat = fh.read()
+    except OSError:
+        return None
+    fields = stat[stat.rfind(")") + 2 :].split()  # state is field 3; utime and stime are fields 14 and 15
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def runqueue_wait_seconds(pid: int) -> float | None:
+    """Seconds a process's threads have waited, runnable, for a core so far (/proc/<pid>/task/*/schedstat's second
+    field): time the machine's other load took from it. None if it is gone."""
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return None
+    waited = 0
+    for task in tasks:
+        with contextlib.suppress(OSError, IndexError, ValueError):
+            with open(f"/proc/{pid}/task/{task}/schedstat") as fh:
+                waited += int(fh.read().split()[1])
+    return waited / 1e9
+
+
+def machine_busy_seconds() -> float:
+    """CPU seconds the whole machine (every core, everyone's processes) has been busy, from /proc/stat."""
+    with open("/proc/stat") as fh:
+        ticks = [int(x) for x in fh.readline().split()[1:]]
+    return (sum(ticks[:8]) - ticks[3] - ticks[4]) / os.sysconf("SC_CLK_TCK")  # less idle and iowait
+
+
+class CpuSampler:
+    """CPU seconds that named sets of processes use between ``begin`` and ``end`` (``name``), and seconds they wait
+    for a core (``name:wait``), sampled every half second from /proc (PostgreSQL's backends come and go with the
+    pools' overflow: one first seen after ``begin`` counts from zero; one that ends between samples loses its last
+    half second)."""
+
+    def __init__(self, groups: dict[str, Callable[[], list[int]]]) -> None:
+        import threading
+
+        self.groups = groups
+        self.base: dict[tuple[str, int], float] = {}
+        self.last: dict[tuple[str, int], float] = {}
+        self.started = False
+        self.lock = threading.Lock()  # the sampler's thread and ``begin``/``end`` take turns
+        self.stopping = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _sample(self) -> None:
+        with self.lock:
+            self._sample_locked()
+
+    def _sample_locked(self) -> None:
+        for name, pids in self.groups.items():
+            for pid in pids():
+                for key, seconds in (
+                    ((name, pid), cpu_seconds(pid)),
+                    ((f"{name}:wait", pid), runqueue_wait_seconds(pid)),
+                ):
+                    if seconds is None:
+                        continue
+                    if key not in self.base:
+                        self.base[key] = 0.0 if self.started else seconds
+                    self.last[key] = seconds
+
+    def _run(self) -> None:
+        while not self.stopping.wait(0.5):
+            with contextlib.suppress(Exception):  # a sample missed is a half second lost, not a failed bench
+                self._sample()
+
+    def begin(self) -> None:
+        with self.lock:
+            self.started = False
+            self.base.clear()
+            self.last.clear()
+            self._sample_locked()
+            self.started = True
+
+    def end(self) -> dict[str, float]:
+        self._sample()
+        used = {key: 0.0 for name in self.groups for key in (name, f"{name}:wait")}
+        for (name, pid), seconds in self.last.items():
+            used[name] += seconds - self.base[(name, pid)]
+        return used
+
+    def close(self) -> None:
+        self.stopping.set()
+        self.thread.join(5)
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, math.ceil(q * len(ordered)) - 1))]
+
+
+async def capacity_setup(base: str, games: int, seats: int, parallel: int = 16) -> list[tuple[str, list[str]]]:
+    """``games`` Powers games over HTTP, each with ``seats`` powers (one a client), at month 1 Planning (not
+    timed); (game, power tokens) each."""
+    import asyncio
+
+    async def one(client: AsyncRaw) -> tuple[str, list[str]]:
+        created = await client.call("POST", "/games", {"name": "capacity"})
+        game, gm = created["game_id"], created["gm_token"]
+        tokens = []
+        for i in range(seats):
+            power = {"name": f"C{i}", "cls": "conspiracy", "subclass": "circle"}
+            tokens.append((await client.call("POST", f"/games/{game}/powers", power, gm))["token"])
+        for step in ("setup", "tidings"):
+            await client.call("POST", f"/games/{game}/advance", {"expected_step": step}, gm)
+        return game, tokens
+
+    async def worker(share: int) -> list[tuple[str, list[str]]]:
+        client = await AsyncRaw.open(base)
+        try:
+            return [await one(client) for _ in range(share)]
+        finally:
+            client.close()
+
+    shares = writer_shares(games, parallel)
+    return [g for part in await asyncio.gather(*(worker(m) for m in shares if m)) for g in part]
+
+
+async def capacity_drive(
+    base: str, games: list[tuple[str, list[str]]], closed: int, peak_rate: float
+) -> tuple[list[tuple[float, float]], list[tuple[float, float]]]:
+    """Every seat of every game a client on a connection of its own, all at once. First each client submits and
+    rolls ``closed`` actions back to back (the service saturated: commands/s is its capacity); then the clients
+    together send one more each at ``peak_rate`` a second, evenly spaced whatever the answers (the latency at that
+    rate). (start, end) of each command, on the monotonic clock, for both parts."""
+    import asyncio
+
+    seats = [(game, token) for game, tokens in games for token in tokens]
+    clients = await asyncio.gather(*(AsyncRaw.open(base) for _ in seats))
+    saturated: list[tuple[float, float]] = []
+    paced: list[tuple[float, float]] = []
+
+    async def command(client: AsyncRaw, game: str, token: str, k: int, into: list, start: float = 0.0) -> None:
+        start = start or time.perf_counter()
+        status, answer = await client.request(
+            "POST", f"/games/{game}/actions", {"title": f"plot {k}", "convert": 0}, token
+        )
+        assert status == 201, (status, answer[:300])
+        into.append((start, time.perf_counter()))
+
+    async def play(client: AsyncRaw, game: str, token: str) -> None:
+        for k in range(closed):
+            await command(client, game, token, k, saturated)
+
+    try:
+        await asyncio.gather(*(play(c, g, t) for c, (g, t) in zip(clients, seats)))
+        for client in clients:
+            client.close()
+        clients = []
+
+        async def once(game: str, token: str) -> None:
+            # A connection of its own, its opening timed: a client idle for uvicorn's keep-alive (5 s) is closed.
+            start = time.perf_counter()
+            client = await AsyncRaw.open(base)
+            try:
+                await command(client, game, token, closed, paced, start)
+            finally:
+                client.close()
+
+        t0 = time.perf_counter()
+        sent = []
+        for i, (game, token) in enumerate(seats):
+            await asyncio.sleep(max(0.0, t0 + i / peak_rate - time.perf_counter()))
+            sent.append(asyncio.ensure_future(once(game, token)))
+        await asyncio.gather(*sent)
+    finally:
+        for client in clients:
+            client.close()
+    return saturated, paced
+
+
+def capacity_run(
+    settings: Settings, pg_url: str, processes: int, games: int, seats: int, closed: int, peak_rate: float
+) -> dict[str, float]:
+    """One run of ``capacity_figures`` against ``emissary serve --workers processes``: its figures and a note."""
+    import asyncio
+
+    import psycopg
+
+    from tests import procs
+
+    tag = f"emissary-capacity-{uuid.uuid4().hex[:8]}"
+    saved = os.environ.get("PGAPPNAME")
+    os.environ["PGAPPNAME"] = tag  # the server's connections, named so that their backends can be found
+    try:
+        base, stop = serve(settings, workers=processes)
+    finally:
+        if saved is None:
+            os.environ.pop("PGAPPNAME", None)
+        else:
+            os.environ["PGAPPNAME"] = saved
+    sampler = None
+    try:
+        played = asyncio.run(capacity_setup(base, games, seats))
+        server = next(p for p in procs.live() if f"--port {base.rsplit(':', 1)[1]}" in " ".join(map(str, p.args)))
+        monitor = psycopg.connect(pg_url, autocommit=True)
+        try:
+
+            def backends() -> list[int]:
+                rows = monitor.execute("SELECT pid FROM pg_stat_activity WHERE application_name = %s", (tag,))
+                return [r[0] for r in rows]
+
+            commits = monitor.execute("SHOW synchronous_commit").fetchone()[0]  # type: ignore[index]
+            isolation = monitor.execute("SHOW default_transaction_isolation").fetchone()[0]  # type: ignore[index]
+            sampler = CpuSampler({"api": lambda: procs.group_members(server.pid), "postgres": backends})
+            sampler.begin()
+            machine, own = machine_busy_seconds(), sum(os.times()[:2])
+            saturated, paced = asyncio.run(capacity_drive(base, played, closed, peak_rate))
+            used = sampler.end()
+            machine, own = machine_busy_seconds() - machine, sum(os.times()[:2]) - own
+        finally:
+            if sampler is not None:
+                sampler.close()
+            monitor.close()
+    finally:
+        stop()
+    # The steady middle of the saturated part: from its 10th to its 90th percentile of completions, so that
+    # neither the clients' start nor the last stragglers are in the rate.
+    ends = sorted(end for _, end in saturated)
+    lo, hi = ends[len(ends) // 10], ends[len(ends) * 9 // 10]
+    middle = [end - start for start, end in saturated if start >= lo and end <= hi] or [e - s for s, e in saturated]
+    rate = (len(ends) * 9 // 10 - len(ends) // 10) / max(hi - lo, 1e-9)
+    paced_latency = [end - start for start, end in paced]
+    span = max(end for _, end in saturated + paced) - min(start for start, _ in saturated)
+    suffix = "" if processes == 1 else f"_{processes}_api"
+    NOTES.append(
+        f"# capacity{suffix}: {games} games x {seats} clients ({games * seats} connections) on `serve --workers "
+        f"{processes}`, PostgreSQL (synchronous_commit {commits}, {isolation}), {closed} actions a client "
+        f"back to back: {rate:.0f} commands/s, latency p50 {percentile(middle, 0.5) * 1000:.0f} ms, "
+        f"p99 {percentile(middle, 0.99) * 1000:.0f} ms; then one a client at {peak_rate:.0f}/s: "
+        f"p50 {percentile(paced_latency, 0.5) * 1000:.0f} ms, p99 {percentile(paced_latency, 0.99) * 1000:.0f} ms. "
+        f"CPU over the {span:.1f} s ({len(saturated) + len(paced)} commands), in cores: API processes "
+        f"{used['api'] / span:.2f}, their PostgreSQL backends {used['postgres'] / span:.2f}, the bench's clients "
+        f"{own / span:.2f}, the whole machine (everyone's) {machine / span:.2f} of {os.cpu_count()}; "
+        f"ms of CPU a command: API {used['api'] * 1000 / (len(saturated) + len(paced)):.2f}, "
+        f"PostgreSQL {used['postgres'] * 1000 / (len(saturated) + len(paced)):.2f}; waiting, runnable, for a core "
+        f"(taken by other load): API {used['api:wait'] / span:.2f} cores' worth, PostgreSQL "
+        f"{used['postgres:wait'] / span:.2f}"
+    )
+    return {
+        f"capacity_commands_per_s_postgres{suffix}": rate,
+        f"capacity_p99_ms_postgres{suffix}": percentile(middle, 0.99) * 1000,
+        f"capacity_p99_ms_postgres_at_peak{suffix}": percentile(paced_latency, 0.99) * 1000,
+    }
+
+
+def capacity_figures(
+    tmp: Path,
+    pg_url: str,
+    games: int = 200,
+    seats: int = 4,
+    closed: int = 3,
+    peak_rate: float = 116,
+    processes: tuple[int, ...] = (1, 2),
+) -> dict[str, float]:
+    """One server's capacity (issue 30): ``games`` Powers games of ``seats`` powers at once, each power a client
+    of its own over HTTP (keep-alive), against ``emissary serve`` with 1 and then 2 API processes on the real
+    PostgreSQL, production defaults (synchronous commits, its isolation, the default pools: 2 + 3 event-store and 3
+    read-model connections a process), embedded workers off. Each count of processes gets fresh games in a
+    schema of its own. ``peak_rate`` is 100,000 players' ten commands a day at ten times the mean (116/s)."""
+    import psycopg
+
+    figures: dict[str, float] = {}
+    for n in processes:
+        schema = f"bench_cap_{uuid.uuid4().hex[:8]}"
+        with psycopg.connect(pg_url, autocommit=True) as conn:
+            conn.execute(f'CREATE SCHEMA "{schema}"')
+        try:
+            settings = Settings(database_url=f"{pg_url}?schema={schema}", data_dir=tmp / f"capacity-{n}")
+            settings.data_dir.mkdir(parents=True, exist_ok=True)
+            figures.update(capacity_run(settings, pg_url, n, games, seats, closed, peak_rate))
+        finally:
+            with psycopg.connect(pg_url, autocommit=True) as conn:
+                conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
+    return figures
+
+
 # Each group of figures measured together, and the figures it prints (``--only NAME`` runs one group).
 GROUPS: list[tuple[tuple[str, ...], Callable[[Path, str], dict[str, float]], bool]] = [
     (
@@ -1428,6 +1756,18 @@ GROUPS: list[tuple[tuple[str, ...], Callable[[Path, str], dict[str, float]], boo
         False,
     ),
     (("close_lag_p99_over_sweep", "window_closes_per_s"), window_figures, True),  # needs PostgreSQL
+    (
+        (
+            "capacity_commands_per_s_postgres",
+            "capacity_p99_ms_postgres",
+            "capacity_p99_ms_postgres_at_peak",
+            "capacity_commands_per_s_postgres_2_api",
+            "capacity_p99_ms_postgres_2_api",
+            "capacity_p99_ms_postgres_at_peak_2_api",
+        ),
+        capacity_figures,
+        True,  # needs PostgreSQL
+    ),
 ]
 
 

@@ -160,3 +160,18 @@ def test_bench_vs_boardgameio_skips_with_a_line_without_npm_or_in_ci(tmp_path, m
     monkeypatch.setenv("CI", "true")
     assert bench.install_peer(tmp_path / "cache") is None
     assert any("skipped in CI" in n for n in bench.NOTES) and not (tmp_path / "cache").exists()
+
+
+def test_bench_capacity_drives_many_games_on_postgres_for_one_and_two_api_processes(tmp_path, pg_available):
+    from tests import procs
+    from tests.conftest import PG_URL
+
+    bench.NOTES.clear()
+    figures = bench.capacity_figures(tmp_path, PG_URL.split("?")[0], games=2, seats=2, closed=2, peak_rate=50)
+    names = {name for group in bench.GROUPS for name in group[0] if name.startswith("capacity_")}
+    _positive(figures, names)
+    assert "capacity_commands_per_s_postgres_2_api" in names and "capacity_p99_ms_postgres" in names
+    notes = [n for n in bench.NOTES if n.startswith("# capacity")]
+    assert len(notes) == 2 and "`serve --workers 1`" in notes[0] and "`serve --workers 2`" in notes[1], notes
+    assert all("2 games x 2 clients (4 connections)" in n and "API processes" in n for n in notes), notes
+    assert not any("api.cli" in " ".join(map(str, p.args)) for p in procs.live())
