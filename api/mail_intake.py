@@ -6,8 +6,9 @@ reply goes only to the contact address the token's holder set, never to the ``Fr
 A mail is all or nothing: every command of the turn runs in one transaction, and if any line is
 wrong nothing is recorded and the reply lists each error with its line number and rule id (every
 error but those of lines that need a refused line). The same Message-ID delivered twice is
-recorded once and answered with the same reply. The intake knows no ruleset: the game's ruleset's
-grammar (``Ruleset.mail_grammar``) reads the mail for the sender's seat, builds each line's typed
+recorded once and answered with the same reply. A reply is worded in its reader's language (the seat's, else the
+game's: ``application.mails.reader_of``), through the catalogs the pages use. The intake knows no ruleset: the
+game's ruleset's grammar (``Ruleset.mail_grammar``) reads the mail for the sender's seat, builds each line's typed
 command and writes the reply's lines (domain/mailturns.py holds the contract).
 """
 
@@ -17,17 +18,21 @@ import hmac
 import logging
 import re
 import secrets
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
+from typing import Any
 
 from api import mail_disputes, mail_preview, mail_replay
 from api.help.model import line_help
 from application.mail_addresses import ADDRESS, TALK, reply_address, thread_mac
+from application.mails import reader_of
 from application.service import Caller, CommandKey, Games
 from application.service import Turn as ServiceTurn
 from domain.errors import Busy, DomainError, RuleViolation
 from domain.ids import GM
 from domain.mailturns import LineError, Turn, body_text, own_lines
 from domain.platform.commands import MakePost, OpenThread
+from domain.platform.i18n import _
 
 log = logging.getLogger("emissary.mail")
 MAX_MAIL_BYTES = 2 * 1024 * 1024  # a whole mail, as SMTP DATA or as the JSON a provider posts
@@ -115,12 +120,20 @@ class MailIntake:
         who = reply.principal
         return self.games.contact_of(reply.game_id, who)[0]
 
+    def _words(self, game_id: str, principal: str) -> AbstractContextManager[None]:
+        """The reply's phrases in its reader's language (their seat's, else the game's; issue 28)."""
+        try:
+            return self.games.read(game_id, lambda g: reader_of(g, principal)).words()
+        except DomainError:
+            return nullcontext()
+
     def receive(
         self, recipient: str, message_id: str, text: str | None, html: str | None = None, subject: str = ""
     ) -> MailReply:
         talk = self._talk(recipient)
         if talk is not None:
-            return self._post_reply(*talk, message_id, text, html, subject)
+            with self._words(talk[0], talk[2]):
+                return self._post_reply(*talk, message_id, text, html, subject)
         m = self._match(recipient)
         refusal = MailReply(
             False,
@@ -138,10 +151,17 @@ class MailIntake:
         earlier = self._first_reply(game_id, principal, message_id)
         if earlier is not None:
             return MailReply(True, f"Re: {subject}".strip(), earlier, game_id, principal)
+        with self._words(game_id, principal):
+            return self._turn(game_id, principal, message_id, text, html, subject)
+
+    def _turn(  # noqa: PLR0913 (the mail as it came)
+        self, game_id: str, principal: str, message_id: str, text: str | None, html: str | None, subject: str
+    ) -> MailReply:
+        """The holder's mail read and applied (a preview, a replay, disputes, or the ruleset's turn); its reply."""
         previewed = mail_preview.reply(self.games, game_id, principal, body_text(text, html))
         if previewed is not None:  # the GM's or a host's ``preview`` (issue 29): before any ruleset's grammar
             ok, answer = previewed
-            head = f"{'Preview' if ok else 'Not previewed'}: {subject}".strip()
+            head = (_("Preview: {subject}") if ok else _("Not previewed: {subject}")).format(subject=subject).strip()
             return MailReply(ok, head, answer, game_id, principal)
         replayed = mail_replay.reply(self.games, game_id, principal, body_text(text, html), message_id)
         if replayed is not None:  # the GM's or a host's ``replay <version>`` (nothing recorded) or ``adopt`` (issue 29)
@@ -151,9 +171,7 @@ class MailIntake:
         disputed = mail_disputes.reply(self.games, game_id, principal, body_text(text, html), message_id)
         if disputed is not None:  # ``dispute`` lines (issue 29): every ruleset's, before its own grammar
             ok, answer = disputed
-            return MailReply(
-                ok, f"{'Recorded' if ok else 'Not recorded'}: {subject}".strip(), answer, game_id, principal
-            )
+            return MailReply(ok, _recorded(ok, subject), answer, game_id, principal)
         ruleset = self.games.read(game_id, lambda g: g.ruleset)  # the game's own grammar reads the mail
         if ruleset.mail_grammar is None:
             return self._no_grammar(game_id, principal, subject, ruleset.name)
@@ -161,12 +179,12 @@ class MailIntake:
         turn = ruleset.mail_grammar(text, None, principal)
         turn.said = said  # the table talk of the turn, posted with it (MailIntake._say)
         if not turn.commands and not turn.errors and not said:
-            turn.errors.append(LineError(1, "this mail holds no command", "MAIL-1"))
+            turn.errors.append(LineError(1, _("this mail holds no command"), "MAIL-1"))
         try:
             reply = self.apply(game_id, principal, turn, message_id)
         except TurnRefused as refused:
             return self._refused(game_id, principal, subject, refused, self._help(ruleset.name, text, turn))
-        return MailReply(True, f"Recorded: {subject}".strip(), reply, game_id, principal)
+        return MailReply(True, _recorded(True, subject), reply, game_id, principal)
 
     def _help(self, ruleset: str, text: str, turn: Turn) -> dict[int, str]:
         """Each line's help (an absolute address with its command's anchor), if the service's address is known."""
@@ -184,8 +202,9 @@ class MailIntake:
     ) -> MailReply:
         """A reply to a thread's notification: the sender's own lines (no quoted mail, no signature) land in the
         thread as their post, once per Message-ID; the answer goes to the seat's contact only."""
+        not_posted = _("Not posted: {subject}").format(subject=subject).strip()
         if not message_id:
-            return MailReply(False, f"Not posted: {subject}".strip(), "A mail needs a Message-ID.", game_id, seat)
+            return MailReply(False, not_posted, _("A mail needs a Message-ID."), game_id, seat)
         own = "\n".join(line for _, line in own_lines(body_text(text, html))).strip()
         try:
             receipt = self.games.run(
@@ -195,13 +214,10 @@ class MailIntake:
             raise  # not the sender's refusal: the mail is deferred (451 or 503) and sent again
         except DomainError as err:
             where = f" ({err.rule})" if err.rule else ""
-            body = f"Nothing was posted: {err.message}{where}."
-            return MailReply(False, f"Not posted: {subject}".strip(), body, game_id, seat)
-        body = (
-            f"Posted in {thread_id}.\n\nReceipt: sequence {receipt.sequence}, recorded {receipt.recorded_at}, "
-            f"digest {receipt.digest}"
-        )
-        return MailReply(True, f"Posted: {subject}".strip(), body, game_id, seat)
+            body = _("Nothing was posted: {error}{rule}.").format(error=err.message, rule=where)
+            return MailReply(False, not_posted, body, game_id, seat)
+        body = "\n\n".join((_("Posted in {thread}.").format(thread=thread_id), _receipt(receipt)))
+        return MailReply(True, _("Posted: {subject}").format(subject=subject).strip(), body, game_id, seat)
 
     def _first_reply(self, game_id: str, principal: str, message_id: str) -> str | None:
         """The reply a mail with this Message-ID got, kept under it as its idempotency key (and, for mails
@@ -219,9 +235,11 @@ class MailIntake:
         """The reply to a mail for a game whose ruleset declares no mail grammar: nothing is read or recorded."""
         return MailReply(
             False,
-            f"Not recorded: {subject}".strip(),
-            f"This game is played under the ruleset {name!r}, which takes no turns by mail. Nothing was "
-            "recorded: play on the web or through the API.",
+            _recorded(False, subject),
+            _(
+                "This game is played under the ruleset {name}, which takes no turns by mail. Nothing was "
+                "recorded: play on the web or through the API."
+            ).format(name=repr(name)),
             game_id,
             principal,
         )
@@ -229,14 +247,17 @@ class MailIntake:
     def _refused(
         self, game_id: str, principal: str, subject: str, refused: TurnRefused, helps: dict[int, str] | None = None
     ) -> MailReply:
-        lines = ["Nothing was recorded: the whole mail is refused if any line is wrong.", ""]
+        lines = [_("Nothing was recorded: the whole mail is refused if any line is wrong."), ""]
         for e in refused.errors:
-            lines += [str(e), *([f"  Help: {helps[e.line]}"] if helps and e.line in helps else [])]
+            help_line = _("  Help: {address}").format(address=helps[e.line]) if helps and e.line in helps else None
+            lines += [str(e), *([help_line] if help_line else [])]
         if refused.unchecked:
-            lines += ["", "Not checked, because they need a refused line:"]
-            lines += [f"line {line}: needs line {needed}" for line, needed in refused.unchecked]
-        lines += ["", "Fix these lines and send the whole turn again."]
-        return MailReply(False, f"Not recorded: {subject}".strip(), "\n".join(lines), game_id, principal)
+            lines += ["", _("Not checked, because they need a refused line:")]
+            lines += [
+                _("line {line}: needs line {needed}").format(line=line, needed=n) for line, n in refused.unchecked
+            ]
+        lines += ["", _("Fix these lines and send the whole turn again.")]
+        return MailReply(False, _recorded(False, subject), "\n".join(lines), game_id, principal)
 
     @staticmethod
     def _say(unit: ServiceTurn, principal: str, said: list, errors: list[LineError]) -> list[str]:
@@ -251,7 +272,8 @@ class MailIntake:
                 else:
                     thread = _private_thread(unit, principal, seat)
                 unit.execute(MakePost(thread, text))
-                out.append(f"line {line}: posted to {'the table' if seat is None else seat}")
+                where = _("the table") if seat is None else seat
+                out.append(_("line {line}: posted to {where}").format(line=line, where=where))
             except DomainError as err:
                 errors.append(LineError(line, err.message, err.rule))
         return out
@@ -264,7 +286,7 @@ class MailIntake:
         commands after it are still checked, and the refusal lists every error but those of lines that
         need a refused line."""
         if not message_id:
-            raise TurnRefused([LineError(1, "a mail needs a Message-ID", "MAIL-1")])
+            raise TurnRefused([LineError(1, _("a mail needs a Message-ID"), "MAIL-1")])
 
         def play(unit: ServiceTurn) -> str:
             out: list[str] = []
@@ -291,17 +313,25 @@ class MailIntake:
             out += turn.footer(unit.game)
             # The receipt covers what the turn recorded; it is stored with the reply, so that the
             # same mail delivered again is answered with the very same receipt.
-            receipt = unit.receipt()
-            out += [
-                "",
-                f"Receipt: sequence {receipt.sequence}, recorded {receipt.recorded_at}, digest {receipt.digest}",
-            ]
+            out += ["", _receipt(unit.receipt())]
             return "\n".join(out)
 
         key = CommandKey(f"mail:{message_id}")
         return self.games.run_turn(Caller.of(principal), game_id, play, key, lambda reply: {"reply": reply}).result[
             "reply"
         ]
+
+
+def _recorded(ok: bool, subject: str) -> str:
+    """A reply's subject: the mail's own, said recorded or not, in the reader's language."""
+    return (_("Recorded: {subject}") if ok else _("Not recorded: {subject}")).format(subject=subject).strip()
+
+
+def _receipt(receipt: Any) -> str:
+    """A reply's receipt line: what was recorded, when, and its digest."""
+    return _("Receipt: sequence {sequence}, recorded {at}, digest {digest}").format(
+        sequence=receipt.sequence, at=receipt.recorded_at, digest=receipt.digest
+    )
 
 
 def _private_thread(unit: ServiceTurn, principal: str, seat: str) -> str:

@@ -24,6 +24,7 @@ from inscriptis.model.config import ParserConfig
 from lxml.etree import ParserError
 
 from domain.errors import RuleViolation
+from domain.platform.i18n import _
 
 GRAMMAR = "MAIL-1"
 
@@ -45,7 +46,8 @@ class LineError:
     rule: str | None = GRAMMAR
 
     def __str__(self) -> str:
-        return f"line {self.line}: {self.message}" + (f" ({self.rule})" if self.rule else "")
+        said = _("line {line}: {message}").format(line=self.line, message=self.message)  # in the reader's language
+        return said + (f" ({self.rule})" if self.rule else "")
 
 
 @dataclass
