@@ -331,6 +331,9 @@ def board(
         "phase_at": "start" if at == "start" else "end",
         "flash": local_receipt(web_session(request).pop("flash", None), zone),
         "links": kept_links(request, game_id),
+        # A board folds all but the open decision away (issue 28): ``?show=feed`` (a fold's name, or "all") opens
+        # that fold, one step off; the templates compare it with their folds' names only.
+        "show": request.query_params.get("show", ""),
     }
     up_to = None
     if phase:

@@ -40,7 +40,7 @@ def test_a_power_disputes_a_feed_line_and_the_gm_answers_and_upholds_it(server, 
     tag = f"{width}{'' if js else '-nojs'}"
     player = browser.new_context(java_script_enabled=js, viewport=size).new_page()
     player.goto(f"{base}/signin/{gid}/{ann_token}")
-    player.goto(f"{base}/play/{gid}")
+    player.goto(f"{base}/play/{gid}?show=feed")  # the feed is folded away, one step off (issue 28 item 2)
     link = player.locator("#feed a.dispute").first
     label = link.get_attribute("aria-label") or ""
     assert label.startswith("Dispute event #")
@@ -63,7 +63,7 @@ def test_a_power_disputes_a_feed_line_and_the_gm_answers_and_upholds_it(server, 
     _checked(player, width, js)
     shot(player, f"disputes-raised-{tag}")
     project(app)
-    player.goto(f"{base}/play/{gid}")
+    player.goto(f"{base}/play/{gid}?show=feed")
     assert "disputed: open" in player.locator(f"#event-{seq}").inner_text()
 
     gm = browser.new_context(java_script_enabled=js, viewport=size).new_page()
@@ -101,6 +101,8 @@ def test_a_dispute_is_raised_by_keyboard_alone(server, browser, games):  # noqa:
     for _ in range(400):
         if (player.evaluate("document.activeElement.getAttribute('aria-label')") or "").startswith("Dispute event #"):
             break
+        if player.evaluate("document.activeElement.matches('#fold-feed:not([open]) > summary')"):
+            player.keyboard.press("Enter")  # the feed is folded away, one step off (issue 28 item 2)
         player.keyboard.press("Tab")
     with player.expect_navigation():
         player.keyboard.press("Enter")

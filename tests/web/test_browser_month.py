@@ -133,6 +133,7 @@ def test_a_gm_and_three_powers_play_a_month_in_the_browser(server, browser):
     gandalf.get_by_label("Skill tag").select_option("might")
     gandalf.get_by_role("group", name=re.compile("^Targets")).get_by_label("Gondor").check()
     gandalf.get_by_label("Can be resisted").check()
+    gandalf.get_by_text("More: collaborators, a dungeon, a listed difficulty").click()  # folded (issue 28 item 2)
     gandalf.get_by_label("Listed difficulty (leave empty if the GM decides)").fill("1")
     gandalf.locator("input[name='asset[]']").first.check()
     gandalf.get_by_role("button", name="Submit and roll").click()
@@ -161,6 +162,7 @@ def test_a_gm_and_three_powers_play_a_month_in_the_browser(server, browser):
     rangers.get_by_role("button", name="Confirm conversions").click()
 
     # Gondor asks for more time; the GM grants it; Gondor acts publicly.
+    gondor.locator("#fold-extension > summary").click()  # folded away, one step off (issue 28 item 2)
     gondor.get_by_label("Hours").fill("6")
     gondor.get_by_label("Why (for the GM)").fill("travelling")
     gondor.get_by_role("button", name="Ask the GM").click()

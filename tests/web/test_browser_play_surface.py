@@ -36,6 +36,10 @@ def signed_in(chromium, base, gid, token, width=1280):
 
 
 def feed_lines(page) -> list[str]:
+    """The feed's lines as they read; on a board, the feed is folded away, one step off (issue 28): opened first."""
+    folded = page.locator("#fold-feed:not([open]) > summary")
+    if folded.count():
+        folded.click()
     return [t.strip() for t in page.locator("#feed ol.feed li").all_inner_texts()]
 
 
@@ -95,6 +99,7 @@ def test_times_are_in_my_zone_and_the_audit_filters_are_choices_by_name(server, 
     expected = in_language("en-US", iso, "America/New_York")  # Chromium asks for en-US
     assert stamp.inner_text() == expected and expected.endswith(("EST", "EDT"))
     assert "+00:00" not in receipt.inner_text()
+    gondor.locator("#fold-feed > summary").click()  # the feed is folded away, one step off (issue 28 item 2)
     assert "(times in America/New_York)" in gondor.locator("#feed h2").inner_text()
     first = gondor.locator("#feed time").first
     assert first.inner_text() == in_language("en-US", first.get_attribute("datetime"), "America/New_York")
@@ -209,6 +214,7 @@ def test_an_earlier_phase_shows_how_it_ended_and_began_without_a_countdown(serve
     assert seen(games.get_game(gid, for_update=False))["game"]["month"] == 2
     gondor = signed_in(browser, base, gid, tokens["gondor"])
     assert gondor.locator("time[data-countdown]").count() == 1  # now: month 2's deadline, counting down
+    gondor.locator("#fold-phase > summary").click()  # folded away, one step off (issue 28 item 2)
     options = gondor.locator("#phase option").all_inner_texts()
     assert "Season 1, month 1: Planning" in options and "Season 1: Tidings" in options
     assert not any(re.match(r"s\d", o) for o in options)
