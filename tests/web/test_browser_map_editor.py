@@ -21,7 +21,7 @@ def test_the_map_editor_at_1280_and_360_has_no_axe_violation_and_fits_a_phone(se
     gid, tokens = demo_month(games)
     page = board(browser, base, gid, tokens["gm"])
     found = {}
-    for query in ("", "?hex=2,0", "?hex=1,1"):  # none chosen; a town's hex; a dungeon's
+    for query in ("#tab-tools", "?hex=2,0", "?hex=1,1"):  # none chosen (its tab); a town's hex; a dungeon's
         page.goto(f"{base}/play/{gid}{query}")
         for width in (1280, 360):
             page.set_viewport_size({"width": width, "height": 900})
@@ -32,7 +32,7 @@ def test_the_map_editor_at_1280_and_360_has_no_axe_violation_and_fits_a_phone(se
             if width == 360:
                 assert page.evaluate("document.scrollingElement.scrollWidth") <= 360, query
             page.locator("#map-editor").screenshot(
-                path=str(shot_path(f"powers-map-editor{query and '-chosen'}-{width}"))
+                path=str(shot_path(f"powers-map-editor{'-chosen' if '?' in query else ''}-{width}"))
             )
         assert unlabelled(page) == []
     assert found == {}, found
@@ -65,12 +65,20 @@ def keyboard(page, js: bool):
     return tab_to, follow
 
 
+def to_the_map(page, tab_to) -> None:
+    """The console opens on its phase; the map is in the "Map and rulings" tab, a link away (issue 28 item 2)."""
+    tab_to("el.getAttribute('href') === '#tab-tools'")
+    page.keyboard.press("Enter")
+    page.wait_for_url("**#tab-tools")
+
+
 @pytest.mark.parametrize("js", [True, False], ids=["js", "no-js"])
 def test_the_gm_edits_a_hex_with_the_keyboard_alone(server, browser, games, js):  # noqa: F811
     base, _ = server
     gid, tokens = demo_month(games)
     page = board(browser, base, gid, tokens["gm"], js=js, width=360)
     tab_to, follow = keyboard(page, js)
+    to_the_map(page, tab_to)
     tab_to("el.matches('svg.hexmap a.hex') && el.dataset.hex === '4,0'")
     follow("?hex=4%2C0#map-pick")
     tab_to("el.textContent.startsWith('Edit this hex')")
@@ -113,6 +121,7 @@ def test_a_chosen_hex_fills_the_gms_army_form_which_places_an_army_there(server,
     gid, tokens = demo_month(games)
     page = board(browser, base, gid, tokens["gm"], js=js, width=1280)
     tab_to, follow = keyboard(page, js)
+    to_the_map(page, tab_to)
     tab_to("el.matches('svg.hexmap a.hex') && el.dataset.hex === '3,0'")
     follow("?hex=3%2C0#map-pick")
     assert page.locator("#map-pick h3").text_content() == "Chosen hex: column 3, row 0"
