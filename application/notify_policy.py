@@ -97,16 +97,45 @@ def _first_at(day: date, wall: time, zone: ZoneInfo, after: datetime) -> datetim
     return moment
 
 
+def _changes(tz: ZoneInfo, start: datetime, stop: datetime) -> list[datetime]:
+    """The instants (UTC, whole minutes) between ``start`` and ``stop`` at which the zone's clock is set forward or
+    back: found a half hour at a time, then to the minute."""
+    out = []
+    step = timedelta(minutes=30)
+    t = start.replace(second=0, microsecond=0)
+    while t < stop:
+        if t.astimezone(tz).utcoffset() != (t + step).astimezone(tz).utcoffset():
+            lo, hi = t, t + step  # the offset is lo's at lo and hi's at hi: the minute it changes
+            while hi - lo > timedelta(minutes=1):
+                mid = lo + (hi - lo) / 2
+                mid = mid.replace(second=0, microsecond=0)
+                if mid.astimezone(tz).utcoffset() == lo.astimezone(tz).utcoffset():
+                    lo = mid
+                else:
+                    hi = mid
+            out.append(hi)
+        t += step
+    return out
+
+
 def quiet_end(prefs: Preferences, now: datetime, zone: str) -> datetime | None:
-    """When the seat's quiet hours that hold ``now`` end (UTC), or None if ``now`` is not within them."""
+    """When the seat's quiet hours that hold ``now`` end (UTC), or None if ``now`` is not within them: the first
+    instant the seat's clock reads a time out of them. That is where its clock reaches their end (or skips past it,
+    set forward), or where it is set forward or back to a time out of them; where the clock skips past their end and
+    their next start at once, they go on until the next end."""
     tz = ZoneInfo(zone)
     local = now.astimezone(tz)
     if not is_quiet(prefs, local.time()):
         return None
     assert prefs.quiet_until is not None
     end = _clock(prefs.quiet_until)
-    day = local.date() if local.time().replace(tzinfo=None) < end else local.date() + timedelta(days=1)
-    return _first_at(day, end, tz, now)
+    days = [local.date() + timedelta(days=k) for k in range(3)]
+    candidates = {_first_at(day, end, tz, now) for day in days}
+    candidates.update(_changes(tz, now, now + timedelta(days=2)))
+    for moment in sorted(m for m in candidates if m > now):
+        if not is_quiet(prefs, moment.astimezone(tz).time()):
+            return moment
+    return None  # pragma: no cover - quiet hours end within a day and a half of any instant
 
 
 def decide(

@@ -159,6 +159,16 @@ def test_quiet_hours_across_a_clock_change(zone, day, minute, quiet_from, quiet_
     assert quiet_end(prefs, now, zone) == walked_end(prefs, now, zone)
 
 
+def test_quiet_hours_whose_end_and_next_start_the_clock_skips_go_on_without_a_break():
+    """Hypothesis found it: quiet 02:15 to 02:00 in Berlin, the night of 29 March 2026 (02:00 becomes 03:00). From
+    midnight the quiet hours would end at 02:00, which the clock skips; it reads 03:00, past the next 02:15 start
+    too, so they go on until 02:00 the next night (00:00 UTC on the 30th), as the minute-by-minute walk says. They
+    once ended at the jump (01:00 UTC) and let the news out in the middle of them."""
+    prefs = Preferences(quiet_from="02:15", quiet_until="02:00")
+    now = datetime(2026, 3, 28, 23, 0, tzinfo=timezone.utc)
+    assert quiet_end(prefs, now, BERLIN) == walked_end(prefs, now, BERLIN) == datetime(2026, 3, 30, tzinfo=timezone.utc)
+
+
 def test_the_walk_itself_tells_a_skipped_end_from_the_wall_time():
     """02:30 does not exist in Berlin on 29 March 2026: quiet hours until 02:30 end as the clock jumps to 03:00."""
     prefs = Preferences(quiet_from="01:00", quiet_until="02:30")
