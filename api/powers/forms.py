@@ -18,6 +18,7 @@ from api.routes.commands import command_class
 from api.web.forms import Form
 from application.service import Caller, Receipt
 from domain.errors import RuleViolation
+from domain.ids import GM
 from domain.platform.commands import Command
 from domain.platform.i18n import N_, _
 from domain.powers import armies, battle, magic, world
@@ -575,7 +576,7 @@ FEATURES: tuple[Declared, ...] = (
             lambda f, me: {
                 "battle_id": text(f, "battle_id"),
                 "hex": text(f, "hex"),
-                "power_id": me,
+                "power_id": text(f, "power_id") if me == GM else me,  # the GM declares for a power (P-AMB-1)
                 "enemies": words(f, "enemies"),
                 "allies": words(f, "allies"),
             },

@@ -19,6 +19,7 @@ from typing import Any
 
 from api.web.i18n import number
 from domain.errors import RuleViolation
+from domain.ids import GM
 from domain.platform.i18n import _
 from domain.powers import hexmap
 
@@ -229,7 +230,8 @@ def battle_words(b: dict[str, Any], names: dict[str, str]) -> str:
 def picked(view: dict[str, Any], fig: dict[str, Any], query: Mapping[str, str]) -> dict[str, Any] | None:
     """The hex the viewer clicked (``?hex=q,r``, a link of the drawn map) and what its forms are filled in
     with: the compose form's location, the aim form's town and feature there, a battle declared there against
-    the other powers whose armies the viewer sees there, a seek in it, and with ``army=`` one of the viewer's
+    the other powers whose armies the viewer sees there (the GM's: for the first of them, against the others), a seek
+    in it, and with ``army=`` one of the viewer's
     armies mustered there along the map's shortest path. All from the viewer's own view."""
     cell = fig["cells"].get(str(query.get("hex", "")))
     if cell is None:
@@ -254,6 +256,8 @@ def picked(view: dict[str, Any], fig: dict[str, Any], query: Mapping[str, str]) 
         "muster": None,
         "army": None,
     }
+    if me == GM:  # the GM declares for a power (P-AMB-1): the first with an army there, against the others
+        out.update(declarer=enemies[0] if enemies else None, enemies=" ".join(enemies[1:]))
     army = next((a for a in out["movers"] if a["army_id"] == query.get("army")), None)
     if army is not None:
         moves = [{"army_id": army["army_id"], "path": path(fig["cells"], army["hex"], hex_id)}]

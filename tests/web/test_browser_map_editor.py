@@ -11,6 +11,7 @@ import pytest
 
 from tests.integration.test_battle_api import BLOCK
 from tests.web.axe import violations
+from tests.web.test_battle_page import at_battle
 from tests.web.test_browser_month import shot, unlabelled
 from tests.web.test_browser_powers_map import board, demo_month
 from tests.web.test_browser_signin import browser, games, pytestmark, server  # noqa: F401  (fixtures)
@@ -142,3 +143,22 @@ def test_a_chosen_hex_fills_the_gms_army_form_which_places_an_army_there(server,
     assert "Army placed." in page.content()
     placed = [a for a in games.view(gid, "gm")["armies"]["armies"] if a["army_id"] == "watch"]
     assert [(a["name"], a["hex"]) for a in placed] == [("Isengard Watch", "3,0")]
+
+
+@pytest.mark.parametrize("js", [True, False], ids=["js", "no-js"])
+def test_a_hex_chosen_on_the_console_fills_the_gms_battle_declaration_for_a_power(server, browser, js):  # noqa: F811
+    """P-AMB-1: the GM declares a battle for a power, at the chosen hex, against the others with armies there."""
+    base, app = server
+    gid, tokens = at_battle(app)
+    page = board(browser, base, gid, tokens["gm"], js=js, width=360)
+    page.locator('svg.hexmap a.hex[data-hex="2,0"] polygon').click()
+    page.wait_for_url("**?hex=2%2C0#map-pick")
+    page.get_by_role("link", name="Declare a battle here for a power (the form is filled in)").click()
+    assert page.locator("#db-hex").input_value() == "2,0" and page.locator("#db-power").input_value() == "east"
+    assert page.locator("#db-enemies").input_value() == "north south"
+    page.locator("#db-enemies").fill("south")
+    page.locator("#db-allies").fill("north")
+    page.get_by_role("button", name="Declare", exact=True).click()
+    assert "Battle declared" in page.content()
+    assert [b["hex"] for b in app.state.games.view(gid, "gm")["battles"]] == ["2,0"]
+    assert not js or violations(page) == []  # axe runs as a script: not in a page without JavaScript

@@ -17,6 +17,7 @@ from domain.powers import world
 from projections.settings import Settings
 from tests.helpers import add_power
 from tests.integration.helpers import close_app
+from tests.web.test_battle_page import at_battle
 from tests.web.test_powers_feature_forms import Seat
 
 MAP = {
@@ -169,3 +170,23 @@ def test_issue_28_a_chosen_hex_fills_the_gms_own_forms_that_act_there(console):
     assert 'href="#gapa-hex"' in html and 'href="#map-editor"' in html
     html = gm.client.get(f"/play/{gid}").text
     assert value_of(html, "gapa-hex") == "" and selected(html, "sc-town") is None
+
+
+def test_p_amb_1_a_chosen_hex_fills_the_gms_battle_declaration_for_a_power_which_the_console_accepts(tmp_path):
+    app = create_app(Settings(data_dir=tmp_path / "battle"))
+    try:
+        gid, tokens = at_battle(app)
+        gm = Seat(app, gid, tokens["gm"])
+        html = gm.client.get(f"/play/{gid}?hex=2,0").text
+        assert 'href="#declare-battle"' in html
+        assert value_of(html, "db-hex") == "2,0" and selected(html, "db-power") == "east"
+        assert value_of(html, "db-enemies") == "north south"
+        form = {"battle_id": value_of(html, "db-id"), "hex": "2,0", "power_id": "east", "enemies": "south"}
+        assert "Battle declared" in gm.post("declare-battle", **form, allies="north")
+        (b,) = app.state.games.view(gid, "gm")["battles"]
+        assert b["hex"] == "2,0" and b["sides"]["A"]["powers"] == ["east", "north"]
+        # A power declares for itself: its page offers no power to declare for.
+        north = Seat(app, gid, tokens["north"])
+        assert 'id="db-power"' not in north.page()
+    finally:
+        close_app(app)

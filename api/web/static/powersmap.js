@@ -3,7 +3,7 @@
 // chosen hex's panel, its mark on the map and the fields it fills are taken from it, so what is typed elsewhere stays.
 (function () {
   var FIELDS = ["location", "aim-town", "aim-feature", "db-id", "db-hex", "db-enemies", "sk-hex", "aa-kind", "aa-params",
-    "gapa-hex", "sin-hex", "gi-hex", "cd-hex", "rl-hex", "rf-feature", "sc-town", "dc-town"];  // the GM's too
+    "db-power", "gapa-hex", "sin-hex", "gi-hex", "cd-hex", "rl-hex", "rf-feature", "sc-town", "dc-town"];  // the GM's too
   // the board's folded parts a chosen hex opens (issue 28 item 2), so the forms it fills are in view
   var OPENED = ["seek", "army-aims", "fold-map", "fold-world", "fold-catalogue", "fold-armies", "fold-battles"];
   var WHOLE = ["map-editor"];  // taken whole: the GM's map editor shows the chosen hex's own towns and features
