@@ -151,6 +151,7 @@ def test_a_hex_chosen_on_the_console_fills_the_gms_battle_declaration_for_a_powe
     base, app = server
     gid, tokens = at_battle(app)
     page = board(browser, base, gid, tokens["gm"], js=js, width=360)
+    page.goto(f"{base}/play/{gid}#tab-tools")  # the map's tab (issue 28 item 2)
     page.locator('svg.hexmap a.hex[data-hex="2,0"] polygon').click()
     page.wait_for_url("**?hex=2%2C0#map-pick")
     page.get_by_role("link", name="Declare a battle here for a power (the form is filled in)").click()
