@@ -26,6 +26,8 @@ def test_a_player_sees_the_svg_map_drawn_in_the_browser(server, browser, games):
     rangers, token, _ = add_power(games, gid, "gm", "Rangers", "conspiracy", "circle")
     gm = browser.new_context(viewport={"width": 1000, "height": 900}).new_page()
     gm.goto(f"{base}/signin/{gid}/{gm_token}")
+    gm.get_by_role("link", name="Map and rulings").click()  # the console opens on its phase (issue 28 item 2)
+    gm.locator("#map-json > summary").click()  # the JSON path, folded under the hex-by-hex editor
     gm.locator("#dm-map").fill(json.dumps(MAP))
     gm.get_by_role("button", name="Declare", exact=True).click()
     assert "Map declared." in gm.content()
