@@ -180,19 +180,7 @@ def _support(e: Mapping[str, Any], data: Mapping[str, Any], seq: int | None) -> 
         held = d.given(
             f"{r}-before", "A-RECK-1", N_("{what} held before the season"), terms["before"][r], seq, what=word
         )
-        makes = [
-            d.given(
-                f"{r}-made-{c['card']}",
-                "A-RECK-1",
-                N_("{card} makes {what}"),
-                c["made"][r],
-                seq,
-                card=c["name"],
-                what=word,
-            )
-            for c in terms["cards"]
-            if c["made"][r]
-        ]
+        makes = _by_card(d, r, word, [c for c in terms["cards"] if c["made"][r]], "made", seq)
         made = _recomputed(d, f"{r}-made", "A-RECK-1", N_("{what} made this season"), "sum", makes, what=word)
         if r == "provision" and terms.get("famine"):
             lost = d.given(
@@ -204,19 +192,7 @@ def _support(e: Mapping[str, Any], data: Mapping[str, Any], seq: int | None) -> 
         have = _recomputed(
             d, f"{r}-have", "A-RECK-1", N_("{what} held with this season's"), "sum", [held, made], what=word
         )
-        costs = [
-            d.given(
-                f"{r}-upkeep-{c['card']}",
-                "A-RECK-1",
-                N_("{card} costs {what} to keep"),
-                c["upkeep"][r],
-                seq,
-                card=c["name"],
-                what=word,
-            )
-            for c in terms["cards"]
-            if c["upkeep"][r] and not c["starved"]
-        ]
+        costs = _by_card(d, r, word, [c for c in terms["cards"] if c["upkeep"][r] and not c["starved"]], "upkeep", seq)
         paid = _recomputed(d, f"{r}-paid", "A-RECK-1", N_("{what} paid in upkeep"), "sum", costs, what=word)
         after = _recomputed(
             d, f"{r}-after", "A-RECK-1", N_("{what} held after the upkeep"), "minus", [have, paid], what=word
@@ -235,6 +211,17 @@ def _support(e: Mapping[str, Any], data: Mapping[str, Any], seq: int | None) -> 
             )
     d.result = {"published": published, "steps": refs}
     return d
+
+
+CARD_TERMS = {"made": N_("{card} makes {what}"), "upkeep": N_("{card} costs {what} to keep")}
+
+
+def _by_card(d: Derivation, r: str, word: str, cards: list[Mapping[str, Any]], term: str, seq: int | None) -> list[str]:
+    """Each card's production or upkeep of one resource, as the support recorded it (A-RECK-1)."""
+    says = CARD_TERMS[term]
+    return [
+        d.given(f"{r}-{term}-{c['card']}", "A-RECK-1", says, c[term][r], seq, card=c["name"], what=word) for c in cards
+    ]
 
 
 def _recomputed(d: Derivation, step_id: str, rule: str, says: str, op: str, args: Any, **params: Any) -> str:

@@ -1,7 +1,8 @@
 """What every contract test runs over: every ruleset installed, found through the entry-point group
 ``emissary.rulesets`` (``domain.rulesets``), among them the fake one of its own package
 (``tests/plugins/emissary-fake``), registered by no test. A test module takes the ``ruleset`` fixture (the
-``Ruleset`` value), or ``registered(name)`` for a fixture of its own."""
+``Ruleset`` value), or ``registered(name)`` for a fixture of its own; ``games`` is an in-memory service (a module
+may override it with one of its own settings), ``played`` a game of the ruleset played by its driver on it."""
 
 from __future__ import annotations
 
@@ -11,7 +12,9 @@ from collections.abc import Iterator
 import pytest
 
 import domain.rulesets  # noqa: F401  (registers the installed rulesets)
+from application.service import Games
 from domain.platform import ruleset as registry
+from tests.contract.drivers import DRIVERS, Played
 
 RULESETS = registry.names()
 
@@ -40,3 +43,15 @@ def swapped(ruleset: registry.Ruleset) -> Iterator[registry.Ruleset]:
 def ruleset(request: pytest.FixtureRequest) -> Iterator[registry.Ruleset]:
     with registered(request.param) as found:
         yield found
+
+
+@pytest.fixture
+def games() -> Iterator[Games]:
+    g = Games()
+    yield g
+    g.close()
+
+
+@pytest.fixture
+def played(games: Games, ruleset: registry.Ruleset) -> Played:
+    return DRIVERS[ruleset.name].play(games)

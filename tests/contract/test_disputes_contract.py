@@ -34,18 +34,6 @@ def marker() -> str:
     return f"DISPUTE{next(_marks):05d}X"
 
 
-@pytest.fixture
-def games():
-    g = Games()
-    yield g
-    g.close()
-
-
-@pytest.fixture
-def played(games: Games, ruleset: registry.Ruleset) -> Played:
-    return DRIVERS[ruleset.name].play(games)
-
-
 def run(games: Games, game_id: str, who: str, command) -> dict:
     before = games.recorder.max_notification_id()
     try:

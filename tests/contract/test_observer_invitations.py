@@ -16,7 +16,6 @@ import domain.rulesets  # noqa: F401  (registers the installed rulesets)
 from application.service import SYSTEM_CALLER, Caller, Games, hash_token
 from domain import visibility as vis
 from domain.errors import DomainError, Forbidden, RuleViolation, Unauthorized
-from domain.platform import ruleset as registry
 from domain.platform.commands import (
     AcceptInvitation,
     InviteObserver,
@@ -29,18 +28,6 @@ from domain.platform.roles import LINKS
 from tests.contract.drivers import DRIVERS, Played
 
 ADDRESS = "watcher@example.org"
-
-
-@pytest.fixture
-def games():
-    g = Games()
-    yield g
-    g.close()
-
-
-@pytest.fixture
-def played(games: Games, ruleset: registry.Ruleset) -> Played:
-    return DRIVERS[ruleset.name].play(games)
 
 
 def _opener_and_player(games: Games, played: Played) -> tuple[str, str]:

@@ -10,22 +10,9 @@ import pytest
 import domain.rulesets  # noqa: F401  (registers the installed rulesets)
 from application.service import Caller, Games, hash_token
 from domain.errors import DomainError, Forbidden, RuleViolation, Unauthorized
-from domain.platform import ruleset as registry
 from domain.platform.commands import OpenSeat, ReissueLink, TakeSeat
 from domain.platform.roles import LINKS
-from tests.contract.drivers import DRIVERS, Played
-
-
-@pytest.fixture
-def games():
-    g = Games()
-    yield g
-    g.close()
-
-
-@pytest.fixture
-def played(games: Games, ruleset: registry.Ruleset) -> Played:
-    return DRIVERS[ruleset.name].play(games)
+from tests.contract.drivers import Played
 
 
 def _cast(games: Games, played: Played) -> tuple[str, str, str]:

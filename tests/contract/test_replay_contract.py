@@ -18,7 +18,6 @@ from application import replay as replays
 from application.service import Caller, Games
 from domain.errors import Forbidden
 from domain.platform import ruleset as registry
-from tests.contract.drivers import DRIVERS, Played
 
 NOW = datetime(2026, 12, 7, 12, 0, tzinfo=timezone.utc)
 
@@ -28,11 +27,6 @@ def games():
     g = Games(clock=lambda: NOW, snapshot_interval=7)  # snapshots among the events replayed and after an adoption
     yield g
     g.close()
-
-
-@pytest.fixture
-def played(games: Games, ruleset: registry.Ruleset) -> Played:
-    return DRIVERS[ruleset.name].play(games)
 
 
 @contextlib.contextmanager

@@ -8,26 +8,10 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest
-
 import domain.rulesets  # noqa: F401  (registers the installed rulesets)
 from application.service import Caller, Games
-from domain.platform import ruleset as registry
 from domain.platform.commands import InviteToSeat, OpenSeat, SetNotifications, WithdrawInvitation
 from domain.platform.roles import LINKS
-from tests.contract.drivers import DRIVERS, Played
-
-
-@pytest.fixture
-def games():
-    g = Games()
-    yield g
-    g.close()
-
-
-@pytest.fixture
-def played(games: Games, ruleset: registry.Ruleset) -> Played:
-    return DRIVERS[ruleset.name].play(games)
 
 
 def numbered(game: Any, viewer: str) -> int:
