@@ -135,7 +135,7 @@ def adopt(
         out = {
             **_for(caller.principal, _summary(game, other, start, from_phase, upto)),
             "previous": previous,
-            "differences": len(replayed.differences),
+            "differences": len(differences_for(caller.principal, replayed)),  # a host's: those it may be told
         }
         if words is not None:
             return {"reply": words(out, differences_for(caller.principal, replayed), t.receipt())}

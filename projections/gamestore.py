@@ -454,6 +454,8 @@ class GameStore(Application[uuid.UUID]):
                         item["data"]["mentions"] = []
                 elif e.post_id in latest:
                     item["data"] = {**item["data"], "text": latest[e.post_id], "edited": True}
+                    if "mentions" in item["data"]:  # the earlier text's names go with it (issue 28)
+                        item["data"]["mentions"] = []
             if item["type"] == "DisputeRaised" and viewer not in (GM, e.actor):  # the reader's own number for it
                 item["data"] = {**item["data"], "seq": self._own_seq(key, e.actor, item["data"].get("seq"), viewer)}
             if viewer == GM:

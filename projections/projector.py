@@ -670,6 +670,8 @@ class Projector:
                     i["data"]["mentions"] = []
             else:
                 i["data"] = {**i["data"], "text": text, "edited": True}
+                if "mentions" in i["data"]:  # the earlier text's names are not shown with the new text (issue 28)
+                    i["data"]["mentions"] = []
 
     def feed(self, game_id: str, viewer: str, after: int = 0, limit: int = 500) -> list[dict]:
         """The viewer's timeline (see ``timeline``)."""

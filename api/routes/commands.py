@@ -4,11 +4,12 @@ ruleset (or of the platform) and its fields, so a ruleset's new commands reach t
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Request, Response
 
 from api import declare
 from api.declare import ISSUED, Declared, Route, build, issued, issues_token
 from api.deps import CurrentCaller, GamesDep, IdempotencyKey
+from api.ratelimit import too_many
 from api.schemas import (
     GAME_COMMAND,
     CommandReceiptPublic,
@@ -84,10 +85,19 @@ DECLARED = (
 declared_router = declare.router(DECLARED, tags=["commands"])
 
 
+# Commands a route counts against a rate limit (``api.ratelimit.COUNTED``): counted here too, sent by name.
+COUNTED_BY_NAME = {"InviteToSeat": "invitations", "InviteObserver": "invitations"}
+
+
 @router.post("/commands", response_model=CommandReceiptPublic)
 def run_command(
-    game_id: str, body: CommandRequest, games: GamesDep, caller: CurrentCaller, key: IdempotencyKey
-) -> dict:
+    game_id: str,
+    body: CommandRequest,
+    games: GamesDep,
+    caller: CurrentCaller,
+    key: IdempotencyKey,
+    request: Request,
+) -> dict | Response:
     """Run any command of this game's ruleset or of the platform, by its class name, with its fields as
     ``args``: ``{"command": "SetMonths", "args": {"months": 3}}``. An unknown command or a missing, unknown or
     ill-typed field is refused (422) naming it; the receipt is that of the same command sent any other way."""
@@ -95,6 +105,12 @@ def run_command(
     cls = command_class(ruleset, body.command)
     if getattr(cls, "system", False):  # the workers' and the service's own (an invitation's acceptance): refused first
         raise Forbidden(f"only the service's workers send {cls.__name__}", field="command")
+    counted = COUNTED_BY_NAME.get(cls.__name__)
+    if counted is not None:  # an invitation mails an address: its limit holds however it is sent
+        limits = request.app.state.rate_limits
+        over = limits.hit(counted, request.client.host if request.client else "unknown")
+        if over is not None:
+            return too_many(counted, *over)
     args = dict(body.args)
     if issues_token(cls):
         if ISSUED in args:

@@ -438,6 +438,15 @@ class Posts:
         actor: str
         audience: list[str]
 
+        def apply(self, game: Any) -> None:
+            # Whom the post mentions is whom its words name now: the edited text's (the earlier text's, once the
+            # earlier text is not shown, would tell its readers what it said; issue 28).
+            p = game.talk["posts"].get(self.post_id)
+            if p is not None:
+                audience = game.thread(p["thread"])["audience"]
+                p["mentions"] = would_mention(game.seats, self.actor, audience, self.text)
+            super().apply(game)
+
     def hidden_by(self, post_id: str) -> str | None:
         """Who hid a post (``gm``, or the host's seat), for its placeholder; None if it is not hidden."""
         p = self.talk["posts"].get(post_id)

@@ -315,3 +315,37 @@ def test_a_reply_does_not_mention_again_whom_the_post_it_quotes_named(g):
     g.make_post("wiz", "table", "Hear me, @circ", post_id="p1")
     g.make_post("sov", "table", "> Hear me, @circ\n\nAnd you, @wiz.", post_id="p2", reply_to="p1")
     assert [e.mentions for e in g.collect_events()] == [["circ"], ["wiz"]]
+
+
+def test_an_edit_mentions_whom_its_new_words_name(g):
+    """Whom a post mentions follows its text: an edit that drops a name drops the mention (its page no longer says
+    "mentions you"), one that adds a reader's name mentions it."""
+    g.make_post("wiz", "table", "@Circ, you lied", post_id="p1")
+    g.edit_post("wiz", "p1", "never mind; @sov, a word")
+    assert g.talk["posts"]["p1"]["mentions"] == ["sov"]
+
+
+@pytest.mark.parametrize("read_models", [False, True], ids=["store", "read-models"])
+def test_an_edited_posts_earlier_mentions_are_not_shown_with_its_new_text(read_models):
+    """A review found it: with the earlier text not shown, a reader's timeline showed the edited text beside the
+    earlier text's mentions (``mentions: ["bob"]`` beside "never mind"), telling what the hidden words said. The
+    earlier text's mentions go with it, on the store's path and the read models' alike."""
+    from projections.db import ReadModelDB
+    from projections.projector import Projector
+    from projections.settings import Settings
+
+    games = Games()
+    t = seat_three(games)
+    posted = games.run(Caller.of("ann"), t.game_id, MakePost("table", "@bob you lied"))
+    games.run(Caller.of("ann"), t.game_id, EditPost(posted.result["post_id"], "never mind"))
+    if read_models:
+        projector = Projector(games, ReadModelDB(Settings(database_url="memory")))
+        while projector.catch_up():
+            pass
+        timeline = projector.timeline(t.game_id, "cy", 0, 100_000)
+    else:
+        timeline = games.visible_events(t.game_id, "cy", limit=100_000)
+    made = [e["data"] for e in timeline if e["type"] == "PostMade" and e["data"].get("text") == "never mind"]
+    assert made and all(d["mentions"] == [] for d in made), made
+    assert "you lied" not in str(timeline)
+    games.close()

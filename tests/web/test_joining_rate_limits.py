@@ -5,6 +5,8 @@ nobody."""
 
 from __future__ import annotations
 
+import uuid
+
 import pytest
 from fastapi.testclient import TestClient
 
@@ -61,6 +63,40 @@ def test_invitations_past_the_limit_are_refused_naming_it_on_the_seats_page_and_
         )
         assert api.status_code == 429 and api.json()["limit"] == "2 per 1 hour", api.text
         assert "too many invitations" in api.json()["message"] and int(api.headers["Retry-After"]) > 0
+    assert version(games, gid) == before and invitation_rows(app) == 2
+
+
+def test_an_invitation_sent_by_name_on_the_generic_command_route_counts_against_the_same_limit(app):
+    """``POST /games/{g}/commands`` runs any command by its class name: ``InviteToSeat`` and ``InviteObserver`` sent
+    so count against the invitations' limit as their own routes do (a review found them uncounted there: any number
+    of mails to any addresses from one game)."""
+    games = services(app)[0]
+    t = table(app, "powers")
+    gid, seat = t["game"], t["listed"]
+    gm_auth = {"Authorization": f"Bearer opener-{gid}"}
+    with TestClient(app) as client:
+        sent = [
+            client.post(
+                f"/games/{gid}/commands",
+                json={
+                    "command": "InviteToSeat",
+                    "args": {"seat": seat, "email": f"by-name{n}@example.org", "invitation": uuid.uuid4().hex},
+                },
+                headers=gm_auth,
+            )
+            for n in range(2)
+        ]
+        assert [r.status_code for r in sent] == [200, 200], [r.text for r in sent]
+        assert invitation_rows(app) == 2
+        before = version(games, gid)
+        for command, args in (
+            ("InviteToSeat", {"seat": seat, "email": "third@example.org", "invitation": uuid.uuid4().hex}),
+            ("InviteObserver", {"email": "watcher@example.org", "invitation": uuid.uuid4().hex}),
+        ):
+            over = client.post(f"/games/{gid}/commands", json={"command": command, "args": args}, headers=gm_auth)
+            assert over.status_code == 429 and over.json()["limit"] == "2 per 1 hour", over.text
+        over = client.post(f"/games/{gid}/observers", json={"email": "w2@example.org"}, headers=gm_auth)
+        assert over.status_code == 429  # one budget, whichever way an invitation is sent
     assert version(games, gid) == before and invitation_rows(app) == 2
 
 
