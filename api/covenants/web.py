@@ -13,6 +13,7 @@ from fastapi.responses import Response
 
 from api.covenants import tracksvg
 from api.routes.results import by_source, said
+from api.web import decision
 from api.web.kit import templates
 from domain.covenants import commands as cc
 from domain.covenants import rules
@@ -272,6 +273,13 @@ def _said(covenant_of: dict[str, str]) -> Any:
 def board(request: Request, key: str, context: dict[str, Any]) -> Response:
     """The table: the track, every covenant's cards, gold, vis and score, whose move it is, and the viewer's
     legal moves as forms."""
+    board_context(request, key, context)
+    return templates.TemplateResponse(request, "covenants/table.html", decision.serve(request, context))
+
+
+def board_context(request: Request, key: str, context: dict[str, Any]) -> dict[str, Any]:
+    """What the table is drawn from, for the table and its live answer alike: the viewer's view and the moves it
+    offers them now. Its open decision (issue 28 item 6) is ``decision.html``."""
     view, me = context["view"], context["me"]
     game = request.app.state.games.get_game(context["game_id"], for_update=False)
     spells = sorted(game.house.spells) if context["phase"] is None else []
@@ -313,4 +321,5 @@ def board(request: Request, key: str, context: dict[str, Any]) -> Response:
     # each result's "Why?" beside it in the feed (issue 29), from the viewer's own events; none on a view of the past
     shown = by_source(request.app.state.projector, game.ruleset, key, me) if not context["phase"] else {}
     context.update(results={seq: _named_steps(d, covenant_of) for seq, d in shown.items()}, why_said=_said(covenant_of))
-    return templates.TemplateResponse(request, "covenants/table.html", context)
+    context.update(decision_template="covenants/decision.html")
+    return context

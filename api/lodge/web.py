@@ -11,6 +11,7 @@ from fastapi.responses import Response
 
 from api.lodge import floorsvg
 from api.routes.results import by_source, said
+from api.web import decision
 from api.web.kit import templates
 from domain.ids import GM
 from domain.lodge import ruleset as lr
@@ -82,9 +83,15 @@ def _named_steps(d: dict[str, Any], in_words: Any) -> dict[str, Any]:
 
 
 def board(request: Request, key: str, context: dict[str, Any]) -> Response:
-    """The Lodge as the viewer sees it, from the platform's context (view, feed, phases, flash). The page is
-    drawn from the view alone (its choices are what the viewer is offered, ``LODGE.offers``), and the catalogue's
-    public card texts: never from the game's state."""
+    """The Lodge as the viewer sees it, from the platform's context (view, feed, phases, flash)."""
+    board_context(request, key, context)
+    return templates.TemplateResponse(request, "lodge/board.html", decision.serve(request, context))
+
+
+def board_context(request: Request, key: str, context: dict[str, Any]) -> dict[str, Any]:
+    """What the board is drawn from, for the board and its live answer alike: the view alone (its choices are what
+    the viewer is offered, ``LODGE.offers``), and the catalogue's public card texts, never the game's state. Its
+    open decision (issue 28 item 6) is ``decision.html``."""
     game = request.app.state.games.get_game(context["game_id"], for_update=False)
     catalogue = game.catalogue
     view = context["view"]
@@ -112,4 +119,5 @@ def board(request: Request, key: str, context: dict[str, Any]) -> Response:
     in_words = context["named"]  # "Why?" names seats and Rooms in words too (its derivation keeps their ids)
     shown = {seq: _named_steps(d, in_words) for seq, d in shown.items()}
     context.update(results=shown, why_said=lambda part, field: in_words(said(part, field)))
-    return templates.TemplateResponse(request, "lodge/board.html", context)
+    context.update(decision_template="lodge/decision.html")
+    return context

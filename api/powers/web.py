@@ -14,6 +14,7 @@ from api.powers.hexwords import hex_words
 from api.powers.map_forms import MAP_FORMS, editor
 from api.powers.mapsvg import map_figure, picked
 from api.routes.results import board_derivations, said
+from api.web import decision
 from api.web.forms import handlers
 from api.web.kit import templates
 from api.web.talk import tied_posts
@@ -40,6 +41,16 @@ NEXT_STEP = {
 
 def board(request: Request, key: str, context: dict[str, Any]) -> Response:
     """A power's board, or the GM's console, from the platform's context (view, feed, phases, flash)."""
+    board_context(request, key, context)
+    page = "powers/console.html" if context["me"] == GM else "powers/board.html"
+    return templates.TemplateResponse(request, page, decision.serve(request, context))
+
+
+def board_context(request: Request, key: str, context: dict[str, Any]) -> dict[str, Any]:
+    """What a power's board or the GM's console is drawn from, on top of the platform's context; the board and its
+    live answer (``GET /play/{game}/live``) alike. The open decision (issue 28 item 6) is the power's
+    ``decision.html``, the GM's ``console_decision.html``; a refused compose form's values and a clicked hex are
+    the page's own, not the decision's."""
     context.update(
         skills=rules.SKILLS, asset_classes=rules.ASSET_CLASSES, subclasses=rules.SUBCLASSES, next_step=NEXT_STEP
     )
@@ -69,13 +80,25 @@ def board(request: Request, key: str, context: dict[str, Any]) -> Response:
     context.update(derivations=month_derivations(request, key, context), why_said=said)
     ties = ties_on_page(context["view"], context["phase"])
     context.update(phase_tie=ties[0], tied=tied_posts(request, context, ties))
+    context.update(decide=decides(context["view"], context["phase"] is not None))
+    context.update(decision_neutral={"kept": kept_compose(None), "pick": None})
     if context["me"] == GM:
         context["rollback_default"] = rollback_default(context["view"]["game"], context["phases"])
         context["flips"] = request.app.state.projector.latest_of_type(key, "TiesBroken", 10)[::-1]
         if context["phase"] is None:  # the map editor, filled from the chosen hex (issue 28)
             context["map_edit"] = editor(request.app.state.games, key, context["pick"], context.get("flash"))
-        return templates.TemplateResponse(request, "powers/console.html", context)
-    return templates.TemplateResponse(request, "powers/board.html", context)
+        context["decision_template"] = "powers/console_decision.html"
+    else:
+        context["decision_template"] = "powers/decision.html"
+    return context
+
+
+def decides(view: dict[str, Any], past: bool) -> dict[str, bool]:
+    """What a power's board opens on besides composing and resisting (issue 28 item 2): a battle's form in the
+    Battle step, else my actions; my actions too while an offer of the GM's waits for my answer."""
+    battles = view["game"]["step"] == "battle" and bool(view.get("battles"))
+    offered = any(c["status"] == "proposed" for a in view.get("my_actions", []) for c in a["consequence_offers"])
+    return {"battles": battles, "actions": not battles or (offered and not past)}
 
 
 def month_derivations(request: Request, key: str, context: dict[str, Any]) -> dict[str, dict]:

@@ -20,6 +20,7 @@ from fastapi.responses import HTMLResponse, PlainTextResponse, RedirectResponse,
 from api import declare, rulesets
 from api.schemas import PageSize, Position
 from api.security import CsrfRefused, web_session
+from api.web import decision as open_decision
 from api.web import i18n, options_form
 from api.web.forms import Confirm, Form, handlers
 from api.web.i18n import local_time
@@ -309,12 +310,38 @@ def board(
     request: Request, game_id: str, phase: str | None = None, at: str | None = None, before: Position | None = None
 ) -> Response:
     """A power's board, or the GM's console; with ``phase``, my view as it stood then."""
-    games = games_of(request)
     me = signed_in(request, game_id)
     if isinstance(me, Response):
         return me
     if vis.is_observer(me):  # an invited observer (issue 28): the table's public record, no seat's board
         return observe(request, game_id, me, before)
+    context = board_context(request, game_id, me, phase=phase, at=at, before=before)
+    pages = ruleset_web(games_of(request), game_id)
+    if pages is None:
+        return templates.TemplateResponse(
+            request,
+            "message.html",
+            {
+                "title": _("No board here"),
+                "text": _("This game's ruleset has no pages yet; play it through the JSON API."),
+            },
+        )
+    return pages.board(request, context["key"], context)
+
+
+def board_context(
+    request: Request,
+    game_id: str,
+    me: str,
+    *,
+    phase: str | None = None,
+    at: str | None = None,
+    before: Position | None = None,
+    live: bool = False,
+) -> dict[str, Any]:
+    """What every ruleset's board is drawn from (the viewer's view, feed, phases, strip, talk), for the board and
+    for its live answer alike (``live``: no flash or kept links are read, so the board shows them still)."""
+    games = games_of(request)
     # Bounded at any game length: the state (a cached aggregate), the latest phases and a page of the feed.
     game = games.get_game(game_id, for_update=False)
     ruleset = game.ruleset
@@ -322,18 +349,20 @@ def board(
         dict(p, title=words_of.phase_title(ruleset, p["phase"])) for p in games.recent_phases(game_id, BOARD_PHASES)
     ]
     zone = ZoneInfo(games.timezone_for(game_id, me))
+    key = str(game.id)
     context: dict[str, Any] = {
         "game_id": game_id,
+        "key": key,
         "me": me,
         "phases": phases,
         "phase": phase,
         "phase_title": words_of.phase_title(ruleset, phase) if phase else None,
         "phase_at": "start" if at == "start" else "end",
-        "flash": local_receipt(web_session(request).pop("flash", None), zone),
-        "links": kept_links(request, game_id),
+        "flash": None if live else local_receipt(web_session(request).pop("flash", None), zone),
+        "links": {} if live else kept_links(request, game_id),
         # A board folds all but the open decision away (issue 28): ``?show=feed`` (a fold's name, or "all") opens
         # that fold, one step off; the templates compare it with their folds' names only.
-        "show": request.query_params.get("show", ""),
+        "show": "" if live else request.query_params.get("show", ""),
     }
     up_to = None
     if phase:
@@ -356,7 +385,6 @@ def board(
     else:
         context["view"] = games.view(game_id, me)
     projector = request.app.state.projector
-    key = str(game.id)
     rolled = latest_rollback(projector, key)  # read once: the banner and the strip's timeline both need it
     context["rollback_banner"] = None if phase else rollback_banner(projector, key, ruleset, phases, rolled)
     events = feed_page(projector, game, me, zone, before=before, up_to=up_to)
@@ -378,17 +406,7 @@ def board(
     context["talk"] = talk_summary(request, game_id, me)
     context["seated"] = me in game.seats  # a seat sets its own contact and notifications (api.web.contact)
     context["disputes_open"] = sum(1 for d in game.disputes_for(me) if d["outcome"] is None)  # issue 29
-    pages = ruleset_web(games, game_id)
-    if pages is None:
-        return templates.TemplateResponse(
-            request,
-            "message.html",
-            {
-                "title": _("No board here"),
-                "text": _("This game's ruleset has no pages yet; play it through the JSON API."),
-            },
-        )
-    return pages.board(request, key, context)
+    return context
 
 
 def observe(request: Request, game_id: str, me: str, before: int | None) -> Response:
@@ -422,43 +440,26 @@ def observe(request: Request, game_id: str, me: str, before: int | None) -> Resp
 
 
 @router.get("/play/{game_id}/live", response_class=HTMLResponse)
-def live(request: Request, game_id: str, feed: str | None = None) -> Response:
-    """The status strip again (and with ``feed=1`` the feed's first page, swapped in by htmx out of band): what
-    a board polls every few seconds (issue 17). Drawn from the same view, phases and timeline as the board, for
-    the same viewer, so it carries nothing that viewer's board would not."""
-    games = games_of(request)
+def live(request: Request, game_id: str, feed: str | None = None, decision: str | None = None) -> Response:
+    """The status strip again (and with ``feed=1`` the feed's first page), and the open decision when it is not
+    the version ``decision`` the page holds (issue 28 item 6), these two swapped in by htmx out of band: what a
+    board polls every few seconds (issue 17). Drawn from the same context as the board (``board_context``, then
+    the ruleset's own), for the same viewer, so it carries nothing that viewer's board would not."""
     try:
         me = who(request, game_id)
     except (Unauthorized, DomainError):
         return PlainTextResponse(_("sign in first"), status_code=401)
     if vis.is_observer(me):  # an observer's page has no status strip: it is a seat's or the GM's (issue 28)
         return PlainTextResponse(_("an observer's page does not change live: reload it"), status_code=403)
-    game = games.get_game(game_id, for_update=False)
-    projector = request.app.state.projector
-    key = str(game.id)
-    zone = ZoneInfo(games.timezone_for(game_id, me))
-    view = games.view(game_id, me)
-    phases = games.recent_phases(game_id, BOARD_PHASES)
-    context: dict[str, Any] = {
-        "game_id": game_id,
-        "me": me,
-        "strip": status_strip(game, me, view, zone, phases, latest_rollback(projector, key)),
-        "strip_live": "?feed=1" if feed else "",
-        "phase": None,
-        "zone": zone.key,
-        "seated": me in game.seats,  # the feed's "Dispute" links, as on the board (issue 29)
-        "disputes_open": sum(1 for d in game.disputes_for(me) if d["outcome"] is None),
-    }
+    context = board_context(request, game_id, me, live=True)
+    context["strip_live"] = "?feed=1" if feed else ""
     if feed:
-        events = feed_page(projector, game, me, zone)
-        context.update(
-            feed=events[:BOARD_FEED],
-            feed_oob=True,
-            feed_heading=_("Everything") if me == GM else _("My feed"),
-            feed_pages={
-                "older": urlencode({"before": events[BOARD_FEED - 1]["seq"]}) if len(events) > BOARD_FEED else None
-            },
-        )
+        context.update(feed_oob=True, feed_heading=_("Everything") if me == GM else _("My feed"))
+    pages = ruleset_web(games_of(request), game_id)
+    if pages is not None and hasattr(pages, "board_context"):
+        pages.board_context(request, context["key"], context)
+        open_decision.serve(request, context)
+        context["decision_oob"] = bool(context.get("decision_version")) and decision != context["decision_version"]
     return templates.TemplateResponse(request, "live.html", context, headers={"Cache-Control": "no-store"})
 
 

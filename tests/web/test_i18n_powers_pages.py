@@ -15,7 +15,18 @@ from tests.web.i18n_scan import scan
 
 ROOT = Path(__file__).resolve().parents[2]
 TEMPLATES = ROOT / "api" / "powers" / "templates"
-PAGES = ["board", "console", "console_tabs", "announcement", "map", "battle", "armies_console"]
+PAGES = [
+    "board",
+    "decision",
+    "console",
+    "console_decision",
+    "actions",
+    "console_tabs",
+    "announcement",
+    "map",
+    "battle",
+    "armies_console",
+]
 KEYWORDS = {"_": None, "N_": None, "ngettext": (1, 2)}
 
 

@@ -57,6 +57,12 @@ def card(page: str, start: str, end: str = "</article>") -> str:
     return page[at : page.index(end, at)]
 
 
+def section(page: str, label: str) -> str:
+    """The section of a page that the element whose id is ``label`` names."""
+    at = page.index(f'<section aria-labelledby="{label}"')
+    return page[at : page.index("</section>", at)]
+
+
 def test_a_post_tied_to_an_action_shows_on_its_card_and_a_private_one_only_to_its_readers(table):
     """Ann's action card shows the table's post tied to it (sanitised HTML, author, time in Ann's zone, a link
     to the post in its thread) and a "Discuss" link; Bob and Cy's private post tied to the same action shows
@@ -100,10 +106,11 @@ def test_the_phase_shown_lists_the_posts_tied_to_it(table):
     post(games, gid, "cy", "table", "PLANNING-THOUGHTS", "phase:s1m1-planning")
     post(games, gid, "cy", "table", "TIDINGS-THOUGHTS", "phase:s1-tidings")
     bob = signed_in(app, gid, tokens["bob"])
-    now = card(bob.get(f"/play/{gid}").text, "where", "</section>")
+    # the section the headline labels (the headline itself heads the open decision, issue 28 item 6)
+    now = section(bob.get(f"/play/{gid}").text, "where")
     assert "PLANNING-THOUGHTS" in now and "TIDINGS-THOUGHTS" not in now
     assert "tied_to=phase%3As1m1-planning" in now
-    then = card(bob.get(f"/play/{gid}", params={"phase": "s1-tidings"}).text, "where", "</section>")
+    then = section(bob.get(f"/play/{gid}", params={"phase": "s1-tidings"}).text, "where")
     assert "TIDINGS-THOUGHTS" in then and "PLANNING-THOUGHTS" not in then
 
 
