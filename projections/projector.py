@@ -149,8 +149,13 @@ class Projector:
         """Wait until the viewer's timeline holds their ``sequence`` (a receipt's), at most ``timeout``
         seconds; whether it does. Waiting reads one row of ``rm_viewers``: it never projects."""
         deadline = time.monotonic() + timeout
+        # An observer (issue 28) has no row of its own: its timeline is the public events, counted from the audit.
+        ask = "SELECT seq FROM rm_viewers WHERE game_id = ? AND viewer = ?"
+        params: tuple[str, ...] = (game_id, viewer)
+        if vis.is_observer(viewer):
+            ask, params = f"SELECT COUNT(*) FROM rm_audit WHERE game_id = ? AND scope = {SCOPE_PUBLIC}", (game_id,)
         while True:
-            rows = self.db.query("SELECT seq FROM rm_viewers WHERE game_id = ? AND viewer = ?", (game_id, viewer))
+            rows = self.db.query(ask, params)
             if (rows[0][0] if rows else 0) >= sequence:
                 return True
             if time.monotonic() >= deadline:

@@ -126,3 +126,25 @@ def test_a_withdrawn_invitation_makes_no_observer_and_withdrawing_revokes_one(ga
         games.run(Caller.of(opener), gid, WithdrawInvitation("0b5e4e04"))
     game = games.get_game(gid, for_update=False)
     assert game.invitations["0b5e4e04"]["state"] == "withdrawn" and principal not in credentials_of(games, gid).values()
+
+
+def test_an_observer_waits_for_its_own_number_in_the_public_record(games, played):
+    """``?wait_for=N`` from an observer (a receipt-less reader of the public events) waits on the public record,
+    which numbers what it sees; it once waited on a viewer row observers do not have, the whole wait every time."""
+    from domain import visibility as vis
+    from projections.db import ReadModelDB
+    from projections.projector import Projector
+    from projections.settings import Settings
+
+    projector = Projector(games, ReadModelDB(Settings(database_url="memory")))
+    try:
+        while projector.catch_up():
+            pass
+        key = str(games.get_game(played.game_id, for_update=False).id)
+        watcher = vis.observer("inv-1")
+        shown = len(projector.timeline(key, watcher, 0, 100_000))
+        assert shown > 0
+        assert projector.wait_for(key, watcher, shown, timeout=0.05)
+        assert not projector.wait_for(key, watcher, shown + 1, timeout=0.05)
+    finally:
+        projector.db.close()
