@@ -17,6 +17,11 @@ from tests.web.test_browser_powers_map import board, demo_month
 from tests.web.test_browser_signin import browser, games, pytestmark, server  # noqa: F401  (fixtures)
 
 
+def gm_battles(app, gid: str) -> list[dict]:
+    """The battles of the game as the GM's view lists them."""
+    return list(app.state.games.view(gid, "gm")["battles"])
+
+
 def test_the_map_editor_at_1280_and_360_has_no_axe_violation_and_fits_a_phone(server, browser, games):  # noqa: F811
     base, _ = server
     gid, tokens = demo_month(games)
@@ -161,5 +166,5 @@ def test_a_hex_chosen_on_the_console_fills_the_gms_battle_declaration_for_a_powe
     page.locator("#db-allies").fill("north")
     page.get_by_role("button", name="Declare", exact=True).click()
     assert "Battle declared" in page.content()
-    assert [b["hex"] for b in app.state.games.view(gid, "gm")["battles"]] == ["2,0"]
+    assert [b["hex"] for b in gm_battles(app, gid)] == ["2,0"]
     assert not js or violations(page) == []  # axe runs as a script: not in a page without JavaScript

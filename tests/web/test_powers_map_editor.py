@@ -98,6 +98,11 @@ def build_by_form(gm: Seat) -> None:
     assert "Map amended." in gm.post("edit-hex", **forest, **tomb)
 
 
+def gm_battles(app, gid: str) -> list[dict]:
+    """The battles of the game as the GM's view lists them."""
+    return list(app.state.games.view(gid, "gm")["battles"])
+
+
 def test_p_act_4_a_map_built_hex_by_hex_in_the_editor_is_the_map_the_json_declares(tmp_path, console):
     games, gid, gm, city = console
     build_by_form(gm)
@@ -183,7 +188,7 @@ def test_p_amb_1_a_chosen_hex_fills_the_gms_battle_declaration_for_a_power_which
         assert value_of(html, "db-enemies") == "north south"
         form = {"battle_id": value_of(html, "db-id"), "hex": "2,0", "power_id": "east", "enemies": "south"}
         assert "Battle declared" in gm.post("declare-battle", **form, allies="north")
-        (b,) = app.state.games.view(gid, "gm")["battles"]
+        (b,) = gm_battles(app, gid)
         assert b["hex"] == "2,0" and b["sides"]["A"]["powers"] == ["east", "north"]
         # A power declares for itself: its page offers no power to declare for.
         north = Seat(app, gid, tokens["north"])
