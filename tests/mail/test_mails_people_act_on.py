@@ -135,7 +135,7 @@ def test_a_reply_to_a_turn_threads_under_the_game_and_the_turn_it_answers(app, g
     dispatch(projector)
     [reply] = [m for m in sink.wait_for(1) if "Mein Zug" in m["Subject"]]
     root = thread_root(str(games.get_game(gid).id), "emissary.local")
-    assert reply["Subject"] == "[Der Ring · Powers] Recorded: Mein Zug"
+    assert reply["Subject"] == "[Der Ring · Powers] Erfasst: Mein Zug"  # Gandalf reads German (issue 28 item 4)
     assert reply["In-Reply-To"] == "<zug-1@example.org>" and reply["References"] == f"{root} <zug-1@example.org>"
     assert "Der Ring" in Sink.text(reply) and LINK.search(Sink.text(reply))
 
