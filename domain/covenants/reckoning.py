@@ -96,34 +96,51 @@ def default_starved(game: CovenantGame, seat: str) -> list[str]:
     return [c.id for c in costly]
 
 
-def tally(game: CovenantGame, seat: str, starve: list[str]) -> tuple[dict[str, int], dict[str, int], dict[str, int]]:
-    """A-RECK-1: this season's production, the upkeep of the cards not starved, and what the covenant has."""
-    s = game.state
+RESOURCES = ("provision", "gold", "vis")
+
+
+def card_lines(game: CovenantGame, seat: str, starve: list[str]) -> list[dict[str, Any]]:
+    """A-RECK-1, card by card: what each of the covenant's cards makes this season (a mine's gold doubled by the
+    Numismator) and what keeping it costs (nothing for a card starved), before a Famine's share."""
     cards = game.covenant_cards(seat)
     season = game.season_name
-    made = {"provision": 0, "gold": 0, "vis": 0}
-    need = {"provision": 0, "gold": 0, "vis": 0}
     mines = 2 if any(c.name == "Companion: Numismator, Alchemist" for c in cards) else 1
+    lines = []
     for c in cards:
         d = game.house.cards.get(c.name)
         if d is None:
             continue
+        made = dict.fromkeys(RESOURCES, 0)
         if c.active and season in d.produces_in:
-            made["provision"] += d.production.provision
-            made["gold"] += d.production.gold * (mines if c.kind == "mine" else 1)
-            made["vis"] += d.production.vis
-        if c.id in starve:
-            continue
-        if season in d.upkeep_in:
-            need["provision"] += d.upkeep.provision
-            need["gold"] += d.upkeep.gold
-            need["vis"] += d.upkeep.vis
-        if season == "winter":
-            need["gold"] += d.winter_upkeep.gold
-            need["vis"] += d.winter_upkeep.vis
-    if "Famine" in s.events_in_play:
-        made["provision"] -= rules.famine_loss(made["provision"])
-    p = s.powers[seat]
+            made = {
+                "provision": d.production.provision,
+                "gold": d.production.gold * (mines if c.kind == "mine" else 1),
+                "vis": d.production.vis,
+            }
+        upkeep = dict.fromkeys(RESOURCES, 0)
+        if c.id not in starve:
+            if season in d.upkeep_in:
+                upkeep = {"provision": d.upkeep.provision, "gold": d.upkeep.gold, "vis": d.upkeep.vis}
+            if season == "winter":
+                upkeep["gold"] += d.winter_upkeep.gold
+                upkeep["vis"] += d.winter_upkeep.vis
+        lines.append({"card": c.id, "name": c.name, "made": made, "upkeep": upkeep, "starved": c.id in starve})
+    return lines
+
+
+def famine_share(game: CovenantGame, lines: list[dict[str, Any]]) -> int:
+    """The provision a Famine in play takes of what the cards made (A-EVT-4, A-AMB-14); 0 without one."""
+    produced = sum(line["made"]["provision"] for line in lines)
+    return rules.famine_loss(produced) if "Famine" in game.state.events_in_play else 0
+
+
+def tally(game: CovenantGame, seat: str, starve: list[str]) -> tuple[dict[str, int], dict[str, int], dict[str, int]]:
+    """A-RECK-1: this season's production, the upkeep of the cards not starved, and what the covenant has."""
+    lines = card_lines(game, seat, starve)
+    made = {r: sum(line["made"][r] for line in lines) for r in RESOURCES}
+    need = {r: sum(line["upkeep"][r] for line in lines) for r in RESOURCES}
+    made["provision"] -= famine_share(game, lines)
+    p = game.state.powers[seat]
     provision = max(0, p.provision + made["provision"])  # what was converted ahead of a production lost since
     have = {"provision": provision, "gold": p.gold + made["gold"], "vis": p.vis + made["vis"]}
     return made, need, have
@@ -131,37 +148,18 @@ def tally(game: CovenantGame, seat: str, starve: list[str]) -> tuple[dict[str, i
 
 def support_terms(game: CovenantGame, seat: str, starve: list[str], before: dict[str, int]) -> dict[str, Any]:
     """What a season's support was tallied from (issue 29: its derivation recomputes what was made, paid and held
-    after from these, A-RECK-1): the covenant's provision, gold and vis before, each of its cards' production and
-    upkeep this season as ``tally`` counted them (a mine's gold doubled by the Numismator, a starved card's upkeep
-    unpaid), and the provision a Famine took (A-EVT-4, A-AMB-14)."""
-    s = game.state
-    season = game.season_name
-    mines = 2 if any(c.name == "Companion: Numismator, Alchemist" for c in game.covenant_cards(seat)) else 1
-    lines = []
-    produced = 0
-    for c in game.covenant_cards(seat):
-        d = game.house.cards.get(c.name)
-        if d is None:
-            continue
-        made = {"provision": 0, "gold": 0, "vis": 0}
-        if c.active and season in d.produces_in:
-            made = {
-                "provision": d.production.provision,
-                "gold": d.production.gold * (mines if c.kind == "mine" else 1),
-                "vis": d.production.vis,
-            }
-        upkeep = {"provision": 0, "gold": 0, "vis": 0}
-        if c.id not in starve:
-            if season in d.upkeep_in:
-                upkeep = {"provision": d.upkeep.provision, "gold": d.upkeep.gold, "vis": d.upkeep.vis}
-            if season == "winter":
-                upkeep["gold"] += d.winter_upkeep.gold
-                upkeep["vis"] += d.winter_upkeep.vis
-        produced += made["provision"]
-        if any(made.values()) or any(upkeep.values()) or c.id in starve:
-            lines.append({"card": c.id, "name": c.name, "made": made, "upkeep": upkeep, "starved": c.id in starve})
-    famine = rules.famine_loss(produced) if "Famine" in s.events_in_play else 0
-    return {"year": s.year, "season": season, "before": dict(before), "cards": lines, "famine": famine}
+    after from these, A-RECK-1): the covenant's provision, gold and vis before, the lines of its cards that made,
+    cost or were starved (``card_lines``, as ``tally`` sums them), and the provision a Famine took."""
+    lines = card_lines(game, seat, starve)
+    shown = [x for x in lines if any(x["made"].values()) or any(x["upkeep"].values()) or x["starved"]]
+    famine = famine_share(game, lines)
+    return {
+        "year": game.state.year,
+        "season": game.season_name,
+        "before": dict(before),
+        "cards": shown,
+        "famine": famine,
+    }
 
 
 def _no_support_terms(state: dict[str, Any]) -> None:
