@@ -168,3 +168,81 @@ def test_a_hex_chosen_on_the_console_fills_the_gms_battle_declaration_for_a_powe
     assert "Battle declared" in page.content()
     assert [b["hex"] for b in gm_battles(app, gid)] == ["2,0"]
     assert not js or violations(page) == []  # axe runs as a script: not in a page without JavaScript
+
+
+def test_a_towns_statuses_a_dungeons_floors_and_a_strongholds_modules_at_1280_and_360_with_axe_at_0(
+    server,  # noqa: F811
+    browser,  # noqa: F811
+    games,  # noqa: F811
+):
+    """P-TOWN-4, P-FEAT-3, P-FEAT-4: the editor shows Tharbad's statuses, the Barrow-downs' floors and Orthanc's
+    modules as inputs, labelled, with no axe violation, within a phone's width."""
+    base, _ = server
+    gid, tokens = demo_month(games)
+    page = board(browser, base, gid, tokens["gm"])
+    found = {}
+    for query, field in (
+        ("?hex=2,0", "#me-town-0-status-uprising"),
+        ("?hex=1,1", "#me-feature-0-floor-1-difficulty"),
+        ("?hex=3,0", 'input[name="feature-0-module-barracks"]'),
+    ):
+        page.goto(f"{base}/play/{gid}{query}#map-editor")
+        for width in (1280, 360):
+            page.set_viewport_size({"width": width, "height": 900})
+            assert page.locator(field).is_visible(), (query, width)
+            box = page.locator(field).bounding_box()
+            assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= width, (query, width)
+            if wrong := violations(page):
+                found[f"{query}@{width}"] = wrong
+            if width == 360:
+                assert page.evaluate("document.scrollingElement.scrollWidth") <= 360, query
+        assert unlabelled(page) == []
+    assert found == {}, found
+    page.goto(f"{base}/play/{gid}?hex=3,0#map-editor")
+    page.set_viewport_size({"width": 360, "height": 900})
+    page.locator("#map-editor").screenshot(path=str(shot_path("powers-map-editor-modules-360")))
+
+
+@pytest.mark.parametrize("js", [True, False], ids=["js", "no-js"])
+def test_the_gm_sets_statuses_floors_and_modules_with_the_keyboard_alone(server, browser, games, js):  # noqa: F811
+    """P-TOWN-4, P-FEAT-3, P-FEAT-4 by keyboard, with JavaScript and without; a bad status is refused by its
+    input, naming it, and nothing is recorded."""
+    base, _ = server
+    gid, tokens = demo_month(games)
+    page = board(browser, base, gid, tokens["gm"], js=js, width=360)
+    tab_to, _ = keyboard(page, js)
+
+    def save() -> None:
+        tab_to("el.textContent.trim() === 'Save the hex'")
+        with page.expect_navigation():
+            page.keyboard.press("Enter")
+
+    def gm_map() -> dict:
+        return games.view(gid, "gm")["map"]
+
+    page.goto(f"{base}/play/{gid}?hex=3,0#map-editor")
+    tab_to("el.name === 'feature-0-module-barracks'")
+    page.keyboard.press("Space")
+    save()
+    assert "Map amended." in page.locator("#map-editor").text_content()
+    assert next(f for f in gm_map()["features"] if f["id"] == "orthanc")["modules"] == ["tower", "barracks"]
+    page.goto(f"{base}/play/{gid}?hex=1,1#map-editor")
+    tab_to("el.id === 'me-feature-0-floor-1-difficulty'")
+    page.keyboard.type("4")
+    tab_to("el.id === 'me-feature-0-floor-1-reward'")
+    page.keyboard.type("a silver horn")
+    save()
+    barrow = next(f for f in gm_map()["features"] if f["id"] == "barrow")
+    assert [(x["difficulty"], x["reward"]) for x in barrow["floors"]] == [(2, ""), (4, "a silver horn")]
+    page.goto(f"{base}/play/{gid}?hex=2,0#map-editor")
+    tab_to("el.id === 'me-town-0-status-uprising'")
+    page.keyboard.type("1")
+    save()
+    assert next(t for t in gm_map()["towns"] if t["id"] == "tharbad")["statuses"] == {"uprising": 1}
+    m = gm_map()
+    tab_to("el.id === 'me-town-0-status-taxed'")
+    page.keyboard.type("lots")
+    save()
+    assert page.locator("#err-map-editor-towns\\[tharbad\\]\\.statuses\\.taxed").text_content() == "give a whole number"
+    assert page.locator("#me-town-0-status-taxed").input_value() == "lots"
+    assert gm_map() == m

@@ -124,7 +124,7 @@ def test_p_act_4_the_editor_is_filled_from_the_chosen_hex_and_keeps_what_it_does
     assert selected(html, "me-feature-0-kind") == "dungeon" and value_of(html, "me-feature-0-name") == "Old Tomb"
     html = gm.client.get(f"/play/{gid}?hex=2,0").text  # a terrain the select does not offer: in the text input
     assert value_of(html, "me-terrain-other") == "marshland"
-    # A dungeon's floors are not in the form: saving the hex keeps them.
+    # A form posted without the floors' inputs (as before they were shown) keeps them.
     games.run(Caller.of("gm"), gid, world.AmendMap(features=[{**MAP["features"][1], "floors": [{"difficulty": 2}]}]))
     form = {"editor": "edit", "hex": "1,0", "terrain": "hills", "name": "Darkwood", "element": "E"}
     form |= {"feature-0-was": "tomb", "feature-0-kind": "dungeon", "feature-0-name": "The Old Tomb"}
@@ -195,3 +195,124 @@ def test_p_amb_1_a_chosen_hex_fills_the_gms_battle_declaration_for_a_power_which
         assert 'id="db-power"' not in north.page()
     finally:
         close_app(app)
+
+
+def _hex_form(html: str, hid: str) -> dict[str, str]:
+    """What the editor's form for ``hid`` posts as the page shows it (its inputs, ticked boxes, chosen options)."""
+    form = re.search(r'<form method="post" action="/play/[^"]+/edit-hex">.*?</form>', html, re.S).group(0)
+    data: dict[str, str] = {}
+    for tag in re.findall(r"<input[^>]*>", form):
+        name = re.search(r'name="([^"]*)"', tag)
+        if not name or name.group(1) == "csrf":
+            continue
+        if 'type="checkbox"' in tag:
+            if " checked" in tag:
+                data[name.group(1)] = "on"
+            continue
+        found = re.search(r'value="([^"]*)"', tag)
+        data[name.group(1)] = unescape(found.group(1)) if found else ""
+    for select in re.findall(r'<select id="[^"]*" name="([^"]*)">(.*?)</select>', form, re.S):
+        chosen = re.search(r'<option value="([^"]*)" selected>', select[1])
+        data[select[0]] = chosen.group(1) if chosen else ""
+    assert data["hex"] == hid
+    return data
+
+
+KEEP = {"id": "keep", "kind": "stronghold", "name": "The Keep", "hex": "2,0", "modules": ["barracks"]}
+
+
+def test_p_town_4_p_feat_3_p_feat_4_statuses_modules_and_floors_are_set_in_the_editor_not_json(console):
+    """A town's statuses (P-TOWN-4), a stronghold's modules (P-FEAT-3) and a dungeon's floors (P-FEAT-4) are inputs
+    of the hex's form, filled from the map as declared, and saving them amends the map as the JSON would."""
+    games, gid, gm, city = console
+    games.run(Caller.of("gm"), gid, world.DeclareMap(**{**MAP, "features": [*MAP["features"], KEEP]}))
+    games.run(Caller.of("gm"), gid, world.AmendMap(towns=[{**MAP["towns"][0], "statuses": {"taxed": 2}}]))
+    html = gm.client.get(f"/play/{gid}?hex=0,0").text
+    assert value_of(html, "me-town-0-status-taxed") == "2" and value_of(html, "me-town-0-status-uprising") == ""
+    form = _hex_form(html, "0,0") | {"town-0-status-taxed": "", "town-0-status-uprising": "3"}
+    assert "Map amended." in gm.post("edit-hex", **form)
+    derop = next(t for t in gm_map(games, gid)["towns"] if t["id"] == "derop")
+    assert derop["statuses"] == {"uprising": 3} and derop["population"] == 3
+    # A stronghold's modules: a checkbox each, those built kept in their order.
+    html = gm.client.get(f"/play/{gid}?hex=2,0").text
+    form = _hex_form(html, "2,0")
+    assert form["feature-0-module-barracks"] == "on" and "feature-0-module-tower" not in form
+    form |= {"feature-0-module-tower": "on", "feature-0-module-apartments": "on"}
+    assert "Map amended." in gm.post("edit-hex", **form)
+    keep = next(f for f in gm_map(games, gid)["features"] if f["id"] == "keep")
+    assert keep["modules"] == ["barracks", "apartments", "tower"]
+    # A dungeon's floors: rows of difficulty and reward, one empty row to add a floor, a box to remove one.
+    html = gm.client.get(f"/play/{gid}?hex=1,0").text
+    form = _hex_form(html, "1,0") | {"feature-0-floor-0-difficulty": "3", "feature-0-floor-0-reward": "a map"}
+    assert "Map amended." in gm.post("edit-hex", **form)
+    html = gm.client.get(f"/play/{gid}?hex=1,0").text
+    assert value_of(html, "me-feature-0-floor-0-difficulty") == "3"
+    form = _hex_form(html, "1,0") | {"feature-0-floor-1-difficulty": "5", "feature-0-floor-1-reward": ""}
+    assert "Map amended." in gm.post("edit-hex", **form)
+    tomb = next(f for f in gm_map(games, gid)["features"] if f["id"] == "tomb")
+    assert [(x["difficulty"], x["reward"]) for x in tomb["floors"]] == [(3, "a map"), (5, "")]
+    html = gm.client.get(f"/play/{gid}?hex=1,0").text
+    assert "Map amended." in gm.post("edit-hex", **_hex_form(html, "1,0") | {"feature-0-floor-0-remove": "on"})
+    tomb = next(f for f in gm_map(games, gid)["features"] if f["id"] == "tomb")
+    assert [(x["difficulty"], x["reward"]) for x in tomb["floors"]] == [(5, "")]
+
+
+@pytest.mark.parametrize(
+    ("hid", "typed", "field", "said"),
+    [
+        ("0,0", {"town-0-status-taxed": "lots"}, "towns[derop].statuses.taxed", "give a whole number"),
+        (
+            "0,0",
+            {"town-0-status-uprising": "101"},
+            "towns[derop].statuses.uprising",
+            "give a whole number from 0 to 100",
+        ),
+        ("1,0", {"feature-0-floor-0-difficulty": "hard"}, "features[tomb].floors[1].difficulty", "give a whole number"),
+        (
+            "1,0",
+            {"feature-0-floor-0-reward": "gold", "feature-0-floor-0-difficulty": ""},
+            "features[tomb].floors[1].difficulty",
+            "a floor needs a difficulty",
+        ),
+        (
+            "1,0",
+            {"feature-0-floor-0-difficulty": "51"},
+            "features[tomb].floors[1].difficulty",
+            "give a whole number from 0 to 50",
+        ),
+        (
+            "1,0",
+            {"feature-0-modules": "on", "feature-0-module-tower": "on"},
+            "features[tomb].modules",
+            "only a stronghold has modules",
+        ),
+        (
+            "2,0",
+            {"feature-0-floors": "on", "feature-0-floor-0-difficulty": "2"},
+            "features[keep].floors[1].difficulty",
+            "only a dungeon has floors",
+        ),
+    ],
+    ids=[
+        "status-word",
+        "status-range",
+        "floor-word",
+        "floor-no-difficulty",
+        "floor-range",
+        "modules-dungeon",
+        "floors-keep",
+    ],
+)
+def test_p_town_4_p_feat_3_p_feat_4_bad_statuses_floors_or_modules_are_refused_naming_the_field_recording_nothing(
+    console, hid, typed, field, said
+):
+    games, gid, gm, city = console
+    games.run(Caller.of("gm"), gid, world.DeclareMap(**{**MAP, "features": [*MAP["features"], KEEP]}))
+    before = gm_map(games, gid)
+    version = games.get_game(gid, for_update=False).version
+    html = gm.post("edit-hex", **_hex_form(gm.client.get(f"/play/{gid}?hex={hid}").text, hid) | typed)
+    assert error_of(html, field) == said
+    assert gm_map(games, gid) == before and games.get_game(gid, for_update=False).version == version
+    typed_in = {k: v for k, v in typed.items() if v and not v == "on"}
+    for name, value in typed_in.items():  # the form comes back as it was typed
+        assert value_of(html, f"me-{name}") == value
