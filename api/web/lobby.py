@@ -107,7 +107,7 @@ def _open_seat(request: Request, game_id: str, seat: str) -> dict[str, str] | No
         return None
     if seat not in game.open_seats or seat not in game.seats:
         return None
-    terms = (game.__dict__.get("lobby_terms") or {}).get(seat) or {}
+    terms = game.seat_terms.get(seat) or {}
     row = {
         "game_id": game_id,
         "seat": seat,
@@ -205,7 +205,7 @@ def seats_page(request: Request, game_id: str) -> Response:
         return _gm_only(request)
     game, _me = found
     flashed = web_session(request).pop("flash", None)
-    terms = game.__dict__.get("lobby_terms") or {}
+    terms = game.seat_terms
     seats = [
         {
             "id": seat_id,

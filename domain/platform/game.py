@@ -45,7 +45,7 @@ from domain.platform.preview import Previews
 from domain.platform.replay import RulesChanges
 from domain.platform.roles import OBSERVER, WINDOWS
 from domain.platform.seating import Seating
-from domain.platform.state import Window
+from domain.platform.state import SEATING_FIELDS, Window
 
 
 def canonical(data: Any) -> str:
@@ -96,6 +96,14 @@ def mark_recount(aggregate_state: dict[str, Any]) -> None:
     aggregate_state[RECOUNT_SEEN] = True
 
 
+def seating_into_state(aggregate_state: dict[str, Any]) -> None:
+    """Upcast a snapshot taken when the open seats and invitations were kept beside the state, on the aggregate
+    (``lobby``, ``lobby_terms``, ``invited``): into its state (``SeatingState``), as folding its events puts them."""
+    state = aggregate_state["state"]
+    for name in SEATING_FIELDS:
+        setattr(state, name, aggregate_state.pop(name, None) or {})
+
+
 class PlatformGame(Posts, Disputes, Previews, RulesChanges, Seating, Notifications, Aggregate):
     """The platform's part of one game; a ruleset's aggregate subclasses it."""
 
@@ -119,8 +127,10 @@ class PlatformGame(Posts, Disputes, Previews, RulesChanges, Seating, Notificatio
     # mended in d962c0c), so its sequences are counted again from the stored events when it is loaded
     # (``RECOUNT_SEEN``, ``recount_seen``). A ruleset whose aggregate has versions of its own continues from its
     # last one with ``mark_recount`` (Powers: version 3).
-    class_version = 2
+    # Version 3: the open seats and invitations are in the state (``SeatingState``), not beside it on the aggregate.
+    class_version = 3
     upcast_v1_v2 = staticmethod(mark_recount)  # a snapshot of version 1: its sequences counted again when loaded
+    upcast_v2_v3 = staticmethod(seating_into_state)  # one of version 2 kept the open seats beside the state
 
     # ------------------------------------------------------------------ what the ruleset supplies
 
@@ -1063,9 +1073,10 @@ class PlatformGame(Posts, Disputes, Previews, RulesChanges, Seating, Notificatio
                 # game had just before it (after its GameRolledBack), as the code of its time counted them; a
                 # release before the count was fixed counted GameCreated twice (issue 27). They are the game's
                 # own as folded now.
-                seen = game.state.seen
+                seen, before = game.state.seen, game.state
                 game.state = deepcopy(self.carried["state"])
                 game.state.seen = deepcopy(seen)
+                _keep_seating(game.state, before, game.seats_of(game.state))
             else:
                 base = game.__dict__.get("_refolded", {}).get(self.to_version)
                 if base is None:
@@ -1073,7 +1084,9 @@ class PlatformGame(Posts, Disputes, Previews, RulesChanges, Seating, Notificatio
                         f"StateRestored at version {self.originator_version} needs the game's state at "
                         f"version {self.to_version}: fold the events with domain.platform.game.fold"
                     )
+                before = game.state
                 game.state = game._merge_carried(deepcopy(base), self.carried)
+                _keep_seating(game.state, before, game.seats_of(game.state))
             super().apply(game)
 
     def mark_forked(
@@ -1153,6 +1166,18 @@ class PlatformGame(Posts, Disputes, Previews, RulesChanges, Seating, Notificatio
             actor=actor,
             audience=audience,
         )
+
+
+def _keep_seating(restored: Any, before: Any, seats: dict[str, Any]) -> None:
+    """A rollback carries the open seats and the invitations over, as it does the credentials (not in the
+    ``StateRestored`` it records, which kept its shape: from the state the rollback leaves, which its events fold
+    alike): a link mailed or withdrawn, or a seat a newcomer took, is not undone by returning the play to an
+    earlier phase (a withdrawn invitation's link would work again; a taken seat would be offered again). A seat
+    open before that the earlier phase has not (``seats``: its seats) is open no more."""
+    for name in SEATING_FIELDS:
+        setattr(restored, name, deepcopy(getattr(before, name)))
+    for name in ("lobby", "lobby_terms"):
+        setattr(restored, name, {k: v for k, v in getattr(restored, name).items() if k in seats})
 
 
 def recount_seen(game: Any, stored: Iterable[Any]) -> None:

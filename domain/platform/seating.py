@@ -33,19 +33,32 @@ def _upcast_listed(state: dict[str, Any]) -> None:
     state.update(listed=False, pace="", language="")
 
 
+def _unlist(game: Any, seat: str) -> None:
+    """The seat is open no more (closed, or taken)."""
+    game.state.lobby.pop(seat, None)
+    game.state.lobby_terms.pop(seat, None)
+
+
 class Seating:
-    """Which seats are open, and the events that open, close and fill them."""
+    """Which seats are open, and the events that open, close and fill them (kept in the game's state:
+    ``domain.platform.state.SeatingState``)."""
 
     @property
     def open_seats(self) -> dict[str, str]:
         """The seats open to newcomers now: seat id -> the GM's note (a public line, possibly empty)."""
-        found: dict[str, str] = self.__dict__.get("lobby") or {}
+        found: dict[str, str] = self.state.lobby  # type: ignore[attr-defined]
         return found
+
+    @property
+    def seat_terms(self) -> dict[str, dict[str, Any]]:
+        """The open seats' public terms: seat id -> listed (whether the lobby lists it), pace and language."""
+        terms: dict[str, dict[str, Any]] = self.state.lobby_terms  # type: ignore[attr-defined]
+        return terms
 
     @property
     def listed_seats(self) -> dict[str, dict[str, str]]:
         """The open seats the GM chose to list in the lobby: seat id -> the public terms (note, pace, language)."""
-        terms: dict[str, dict[str, Any]] = self.__dict__.get("lobby_terms") or {}
+        terms = self.seat_terms
         return {
             seat: {"note": note, "pace": terms[seat]["pace"], "language": terms[seat]["language"]}
             for seat, note in self.open_seats.items()
@@ -91,9 +104,8 @@ class Seating:
         language: str
 
         def apply(self, game: Any) -> None:
-            game.__dict__.setdefault("lobby", {})[self.seat] = self.note
-            terms = {"listed": self.listed, "pace": self.pace, "language": self.language}
-            game.__dict__.setdefault("lobby_terms", {})[self.seat] = terms
+            game.state.lobby[self.seat] = self.note
+            game.state.lobby_terms[self.seat] = {"listed": self.listed, "pace": self.pace, "language": self.language}
 
     def close_seat(self, by: str, seat: str) -> None:
         """Offer an open seat no more."""
@@ -106,8 +118,7 @@ class Seating:
         audience: list[str]
 
         def apply(self, game: Any) -> None:
-            game.__dict__.get("lobby", {}).pop(self.seat, None)
-            game.__dict__.get("lobby_terms", {}).pop(self.seat, None)
+            _unlist(game, self.seat)
 
     def take_seat(self, seat: str, token_hash: str, email: str | None) -> None:
         """A newcomer takes an open seat: a new sign-in link (the old ones stop working), their address as its
@@ -127,8 +138,7 @@ class Seating:
         audience: list[str]
 
         def apply(self, game: Any) -> None:
-            game.__dict__.get("lobby", {}).pop(self.seat, None)
-            game.__dict__.get("lobby_terms", {}).pop(self.seat, None)
+            _unlist(game, self.seat)
 
     def _require_open(self, seat: str) -> None:
         self.seat(seat)  # type: ignore[attr-defined]
@@ -141,7 +151,7 @@ class Seating:
     def invitations(self) -> dict[str, dict[str, str]]:
         """Every invitation sent: id -> seat (empty: to observe), address, language and state (sent, accepted,
         withdrawn). The GM's."""
-        found: dict[str, dict[str, str]] = self.__dict__.get("invited") or {}
+        found: dict[str, dict[str, str]] = self.state.invited  # type: ignore[attr-defined]
         return found
 
     def invite(self, by: str, invitation: str, seat: str, email: str, language: str = "") -> None:  # noqa: PLR0913
@@ -182,7 +192,7 @@ class Seating:
         audience: list[str]
 
         def apply(self, game: Any) -> None:
-            game.__dict__.setdefault("invited", {})[self.invitation] = {
+            game.state.invited[self.invitation] = {
                 "seat": self.seat,
                 "email": self.email,
                 "language": self.language,
@@ -228,9 +238,8 @@ class Seating:
         audience: list[str]
 
         def apply(self, game: Any) -> None:
-            game.__dict__["invited"][self.invitation]["state"] = "accepted"
-            game.__dict__.get("lobby", {}).pop(self.seat, None)  # an open seat taken by invitation is open no more
-            game.__dict__.get("lobby_terms", {}).pop(self.seat, None)
+            game.state.invited[self.invitation]["state"] = "accepted"
+            _unlist(game, self.seat)  # an open seat taken by invitation is open no more
 
     def withdraw_invitation(self, by: str, invitation: str) -> None:
         """Withdraw an invitation not yet accepted: its link stops working; or revoke an observer's: the link it
@@ -252,4 +261,4 @@ class Seating:
         audience: list[str]
 
         def apply(self, game: Any) -> None:
-            game.__dict__["invited"][self.invitation]["state"] = "withdrawn"
+            game.state.invited[self.invitation]["state"] = "withdrawn"

@@ -1,5 +1,5 @@
-"""The platform's pieces of a game's state: windows (deadlines, extensions, reminders) and every viewer's
-sequence.
+"""The platform's pieces of a game's state: windows (deadlines, extensions, reminders), every viewer's
+sequence, and the open seats and invitations (``SeatingState``).
 
 A ruleset's state holds these (``domain.powers.state.GameState.windows``). Snapshots name each state
 class by its class name (``emissary.Window``), so a class keeps its name when it moves.
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from domain import visibility as vis
 
@@ -67,14 +67,31 @@ class Seat:
     roles: list[str] = field(default_factory=list)  # besides the ruleset's seated role (domain.platform.roles)
 
 
-class ViewerSequences:
+@dataclass(kw_only=True)
+class SeatingState:
+    """The open seats and the invitations (``domain.platform.seating``), in every ruleset's state through
+    ``ViewerSequences`` (keyword-only fields, after the ruleset's own): so a snapshot, a fork's copy and a rules
+    change's re-fold carry them as the rest of the state, and a rollback carries them over as it does the
+    credentials (``PlatformGame.StateRestored``). Before issue 28's audit they were kept beside the state on the
+    aggregate; a snapshot of that time is upcast (``PlatformGame.upcast_v2_v3``)."""
+
+    lobby: dict[str, str] = field(default_factory=dict)  # open seat -> the GM's public note
+    lobby_terms: dict[str, dict[str, Any]] = field(default_factory=dict)  # open seat -> listed, pace, language
+    invited: dict[str, dict[str, str]] = field(default_factory=dict)  # invitation -> seat, email, language, state
+
+
+SEATING_FIELDS = ("lobby", "lobby_terms", "invited")
+
+
+class ViewerSequences(SeatingState):
     """Every viewer's gap-free count of the events they may see (``seen``: audience token -> count).
 
-    A mixin of a ruleset's state dataclass, which declares ``seen: dict``; it adds no field, so snapshots
-    are unchanged.
+    A mixin of a ruleset's state dataclass, which declares ``seen: dict``; it adds no field of its own (its base,
+    ``SeatingState``, adds the open seats and invitations).
     """
 
-    seen: dict[str, int]
+    if TYPE_CHECKING:  # the ruleset's state dataclass declares it
+        seen: dict[str, int]
 
     def count_seen(self, audience: list[str]) -> None:
         """Advance each viewer's gap-free sequence of the events they may see."""

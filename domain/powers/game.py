@@ -22,7 +22,7 @@ from domain import limits
 from domain import visibility as vis
 from domain.dice import commitment
 from domain.ids import GM, SYSTEM
-from domain.platform.game import PlatformGame, _at, _iso, check_timezone, mark_recount
+from domain.platform.game import PlatformGame, _at, _iso, check_timezone, mark_recount, seating_into_state
 from domain.platform.game import digest as digest
 from domain.platform.game import fold as platform_fold
 from domain.powers import rules
@@ -68,7 +68,8 @@ class Game(
 
     # Version 2: GameCreated is counted once in the viewers' sequences (version 1 counted it twice). Version 3: the
     # platform's mixin events are counted once too (``PlatformGame.class_version``): recounted from the events.
-    class_version = 3
+    # Version 4: the open seats and invitations are in the state (``PlatformGame.upcast_v2_v3``).
+    class_version = 4
 
     @staticmethod
     def upcast_v1_v2(aggregate_state: dict[str, Any]) -> None:
@@ -84,6 +85,8 @@ class Game(
     def upcast_v2_v3(aggregate_state: dict[str, Any]) -> None:
         """A snapshot from before the platform's events counted once: its sequences are counted again when loaded."""
         mark_recount(aggregate_state)
+
+    upcast_v3_v4 = staticmethod(seating_into_state)  # one of version 3 kept the open seats beside the state
 
     @event("GameCreated")
     def __init__(
