@@ -42,6 +42,7 @@ PATTERNS: dict[str, re.Pattern[str]] = {
 # What a page may show although it looks like an id; each entry says why.
 ALLOWED: dict[str, str] = {
     "Emissary": "the service's name",
+    "JavaScript": "the push page says a browser without it cannot take push notifications: a product's name",
     # The Powers GM console's forms whose free-text field takes an id typed as it is (no list of them exists to
     # offer as a select): each label gives examples of what to type. The words are the input's own vocabulary.
     **dict.fromkeys(
@@ -115,6 +116,21 @@ def scan_page(page: str, where: str, names: Names | None = None, allowed: Iterab
     return scan_text(visible_text(page), where, names, allowed)
 
 
+# The other pages of a game a role may open (each answers the roles it does not serve with no page), and the
+# pages beside every game: "My games", the lobby, the new-game form. Issue 28's audit added all but the first four.
+EVERY_GAME_PAGE = (
+    "/play/{game}/live?feed=1",
+    "/play/{game}/audit",
+    "/play/{game}/webhooks",
+    "/",
+    "/play/{game}/contact",
+    "/play/{game}/seats",
+    "/play/{game}/disputes",
+    "/play/{game}/rules",
+    "/play/{game}/push",
+    "/me",
+    "/lobby",
+)
 PHASE_OPTION = re.compile(r'<option value="([^"]+)"[^>]*>')
 OLDER = re.compile(r'<a href="\?([^"]+)#feed" rel="next">')
 THREAD = re.compile(r'href="/play/[^/"]+/talk/([^"?#/]+)"')
@@ -123,7 +139,8 @@ THREAD = re.compile(r'href="/play/[^/"]+/talk/([^"?#/]+)"')
 def pages_for(client: TestClient, game_id: str) -> dict[str, str]:
     """Every page a signed-in ``client`` may open in ``game_id``: the board (and each earlier phase the phase
     selector offers, and each older page of the feed), the live fragment, the audit (the GM's), posts (the
-    list and each thread), the webhooks page (the GM's) and "My games"."""
+    list and each thread), the webhooks page (the GM's), "My games", the seat's notifications, the seats and
+    the rules changes (the GM's), the disputes, the push page and the lobby."""
     out: dict[str, str] = {}
 
     def get(url: str) -> str | None:
@@ -134,10 +151,8 @@ def pages_for(client: TestClient, game_id: str) -> dict[str, str]:
         return r.text
 
     board = get(f"/play/{game_id}") or ""
-    get(f"/play/{game_id}/live?feed=1")
-    get(f"/play/{game_id}/audit")
-    get(f"/play/{game_id}/webhooks")
-    get("/")
+    for more in EVERY_GAME_PAGE:
+        get(more.format(game=game_id))
     selector = re.search(r'<select name="phase".*?</select>', board, re.S)
     for phase in PHASE_OPTION.findall(selector.group(0) if selector else "")[:6]:
         get(f"/play/{game_id}?phase={htmllib.unescape(phase)}")

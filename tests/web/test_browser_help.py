@@ -5,6 +5,9 @@ rule's anchor. Screenshots land in test-output/screenshots/help-*.png. The serve
 
 from __future__ import annotations
 
+import pytest
+
+from domain.platform.ruleset import registered
 from tests.web.axe import violations
 from tests.web.test_browser_month import shot
 from tests.web.test_browser_signin import browser, pytestmark, server  # noqa: F401  (fixtures)
@@ -48,3 +51,26 @@ def test_a_rule_ids_link_opens_the_rules_text_at_that_rule_by_keyboard(server, b
     assert target.get_attribute("id") == "L-MOVE-1" and "L-MOVE-1" in target.inner_text()
     assert violations(page) == [] and page.evaluate("document.scrollingElement.scrollWidth") <= 360
     shot(page, "help-lodge-rules-360")
+
+
+@pytest.mark.parametrize("name", sorted(registered()))
+def test_every_rulesets_help_decisions_and_rules_pages_have_no_axe_violation_at_1280_and_360(server, browser, name):  # noqa: F811
+    """Issue 28 item 8 on every registered ruleset (the test above reads a sample): its help page, its decisions
+    and its rules text where it ships one, and the routes' reference, at both widths, with no axe violation and
+    nothing wider than the screen."""
+    base, _app = server
+    wrong: dict[str, object] = {}
+    for width in WIDTHS:
+        page = browser.new_context(viewport={"width": width, "height": 900}).new_page()
+        for path in (f"/help/{name}", f"/help/{name}/decisions", f"/help/{name}/rules", "/help/routes"):
+            answer = page.goto(base + path)
+            assert answer is not None
+            if answer.status == 404 and path.endswith("/rules"):
+                continue  # a ruleset that ships no rules text (the tests' fake one)
+            assert answer.status == 200, path
+            if found := violations(page):
+                wrong[f"{path}@{width}"] = found
+            if (scroll := page.evaluate("document.scrollingElement.scrollWidth")) > width:
+                wrong[f"{path}@{width} overflow"] = scroll
+        page.context.close()
+    assert wrong == {}, wrong

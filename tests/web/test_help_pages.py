@@ -16,6 +16,8 @@ from api import declare, rulesets
 from api.app import api_routers
 from api.help import model
 from api.mail_intake import MailIntake
+from application.service import Caller, new_token
+from domain.platform.commands import ReissueLink
 from domain.platform.ruleset import registered
 from tests.mail.test_smtp import setup_game
 
@@ -144,3 +146,39 @@ def test_a_mail_lines_command_and_a_commands_mail_line_link_to_anchors_that_exis
     assert any(a.startswith("cmd-") for a in inner) and any(a.startswith("mail-") for a in inner)
     assert inner - here == set()
     assert set(re.findall(r'href="/help#(cmd-[^"]+)"', page)) - index == set()  # the platform's commands
+
+
+def _covenant_seat(games) -> tuple[str, str]:
+    from tests.covenants.play import seat_three
+
+    table = seat_three(games)
+    return table.game_id, table.turn()[0]
+
+
+def _lodge_seat(games) -> tuple[str, str]:
+    from domain.lodge.ruleset import AddMage, BeginGame
+
+    gid, _gm, _ = games.create_game("Lodge", ruleset="lodge")
+    games.run_many(Caller.of("gm"), gid, [AddMage("ann", "Ann", "red"), AddMage("bob", "Bob", "blue"), BeginGame()])
+    return gid, "ann"
+
+
+@pytest.mark.parametrize(("name", "seated"), [("covenants", _covenant_seat), ("lodge", _lodge_seat)])
+def test_a_refused_mail_line_of_every_ruleset_links_to_its_help_whose_anchor_exists(games, client, name, seated):
+    """MAIL-1, issue 28 item 8 on the covenant game and the Lodge too (the test above plays Powers): the reply to a
+    refused turn gives each refused line its command's help on the game's own ruleset page, or the page's mail
+    section for a line no command reads; each anchor is on that page."""
+    gid, seat = seated(games)
+    refused = "move"  # a verb of both grammars, its line unreadable
+    token, digest = new_token()
+    games.run(Caller.of("gm"), gid, ReissueLink(seat, digest))
+    intake = MailIntake(games, "emissary.local", public_url="https://emissary.example")
+    reply = intake.receive(intake.address_for(gid, token), f"<help-{name}@x>", f"{refused} nowhere at all\nfrobnicate")
+    assert not reply.accepted
+    body = reply.body.splitlines()
+    helps = [body[i + 1] for i, line in enumerate(body[:-1]) if re.match(r"line [12]:", line)]
+    assert helps == [
+        f"  Help: https://emissary.example/help/{name}#mail-{refused}",
+        f"  Help: https://emissary.example/help/{name}#mail",
+    ], reply.body
+    assert {f"mail-{refused}", "mail"} <= ids(client.get(f"/help/{name}").text)

@@ -3,7 +3,9 @@ rooms and windows in words; no id or command class name reaches the visible text
 
 Each ruleset's scripted demo (``emissary demo``) plays on the test app's own service, then every role signs in
 with its own link and the scanner reads each page it may open: the board (each earlier phase, each older feed
-page), the live fragment, the audit and webhooks (the GM's), the posts and "My games"."""
+page), the live fragment, the audit and webhooks (the GM's), the posts and "My games", each seat's notifications,
+the seats and rules-change pages (the GM's), the disputes, the push page, "/me" and the lobby (``EVERY_GAME_PAGE``).
+The help pages and the routes' reference are left out: a reference names the commands and options the API takes."""
 
 from __future__ import annotations
 
@@ -94,6 +96,9 @@ def test_no_page_of_any_role_shows_an_id_or_a_class_name(app, games, ruleset):
     roles = {r.split()[0] for r in read}
     assert roles == {"gm", *seats}
     assert any("/audit" in r for r in read) and any("/talk" in r for r in read)
+    for page in ("/seats", "/rules", "/disputes", "/lobby", "/me"):  # the GM's pages and those beside the game
+        assert f"gm /play/{gid}{page}" in read or f"gm {page}" in read, page
+    assert all(f"{seat} /play/{gid}/contact" in read for seat in seats)  # each seat's own notifications
     if ruleset == "powers":  # the map, its towns and the army were read, as their names
         gm_board = _clients(app, games, gid, [])["gm"].get(f"/play/{gid}").text
         assert "Grey Legion" in gm_board and "Bree" in gm_board and "column 2, row 0" in gm_board
