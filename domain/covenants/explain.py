@@ -12,7 +12,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from domain.covenants.base import bid_commitment
-from domain.platform.explain import DICE_RULE, OPS, Derivation, Events
+from domain.covenants.redecide import in_force
+from domain.platform.explain import DICE_RULE, OPS, Derivation, Events, InForce
 from domain.platform.i18n import N_
 
 
@@ -20,8 +21,10 @@ def derive(events: Events) -> dict[str, dict[str, Any]]:
     """Every die and Certamen these events show their viewer, derived (``Ruleset.derive``)."""
     out: dict[str, dict[str, Any]] = {}
     committed: dict[tuple[str, str], tuple[str, int | None]] = {}
+    versions = InForce()  # a Reckoning is derived by the rules version it was reckoned under (issue 29)
     for e in events:
         data, seq = e.get("data") or {}, e.get("seq")
+        version = versions.read(e)
         if e.get("type") == "DieRolled":
             d = _die(e, data, seq)
             out[d.result_id] = d.as_dict()
@@ -35,7 +38,7 @@ def derive(events: Events) -> dict[str, dict[str, Any]]:
             d = _forfeit(e, data, seq)
             out[d.result_id] = d.as_dict()
         elif e.get("type") == "YearReckoned" and data.get("terms"):  # one recorded before issue 29 kept no terms
-            d = _reckoning(e, data, seq)
+            d = _reckoning(e, data, seq, version)
             out[d.result_id] = d.as_dict()
         elif e.get("type") == "SupportAllocated" and data.get("terms"):  # nor a season's support before this
             d = _support(e, data, seq)
@@ -113,9 +116,10 @@ def _forfeit(e: Mapping[str, Any], data: Mapping[str, Any], seq: int | None) -> 
 # ---------------------------------------------------------------------- the Yearly Reckoning (A-RECK-3..6)
 
 
-def _reckoning(e: Mapping[str, Any], data: Mapping[str, Any], seq: int | None) -> Derivation:
+def _reckoning(e: Mapping[str, Any], data: Mapping[str, Any], seq: int | None, version: str | None) -> Derivation:
     """Each covenant's year from the terms the Reckoning recorded (``reckoning._terms``): its surplus turned into
-    points, the tribute it pays, what it is paid, its new score; then the winners, or the next starting player."""
+    points, the tribute it pays, what it is paid, its new score; then the winners, or the next starting player. Its
+    points as the rules version in force then has A-RECK-3 (``version``: None, the game's first)."""
     terms = data["terms"]
     d = Derivation(f"reckoning:{terms['year']}", "reckoning", str(terms["year"]), {"seq": seq, "type": e.get("type")})
     published: dict[str, Any] = {}
@@ -123,7 +127,7 @@ def _reckoning(e: Mapping[str, Any], data: Mapping[str, Any], seq: int | None) -
     after: dict[str, str] = {}
     paid_to: dict[str, list[str]] = {}
     for seat, x in terms["seats"].items():
-        points = _year_points(d, seat, x, bool(terms["consumes"]), seq, refs)
+        points = _year_points(d, seat, x, bool(terms["consumes"]), seq, refs, version)
         after[seat] = _tribute(d, seat, x, points, seq, paid_to)
         published.update({f"points:{seat}": data["points"][seat], **_spent(data, seat)})
     scores = {}
@@ -236,7 +240,13 @@ def _spent(data: Mapping[str, Any], seat: str) -> dict[str, Any]:
 
 
 def _year_points(
-    d: Derivation, seat: str, x: Mapping[str, Any], consumes: bool, seq: int | None, refs: dict[str, str]
+    d: Derivation,
+    seat: str,
+    x: Mapping[str, Any],
+    consumes: bool,
+    seq: int | None,
+    refs: dict[str, str],
+    version: str | None = None,
 ) -> str:
     """A covenant's points for the year (A-RECK-3, A-RECK-6), and the gold and vis the conversion spends (A-AMB-9)."""
     if x["out"]:
@@ -247,8 +257,15 @@ def _year_points(
     says = N_("{side}: provision, the Winter surplus")
     provision = d.given(f"{seat}-provision", "A-RECK-3", says, x["provision"], seq, side=seat)
     gold, vis = (_converted(d, seat, x, kind, seq) for kind in ("gold", "vis"))
-    says = N_("{side}: 1 point per 4 provision, rounded down")
-    by_provision = _recomputed(d, f"{seat}-provision-points", "A-RECK-3", says, "floor_div", [provision, 4], side=seat)
+    per = in_force(version).provision_per_point
+    if per == 4:
+        says = N_("{side}: 1 point per 4 provision, rounded down")
+    else:  # a house version's A-RECK-3, adopted (issue 29)
+        says = N_("{side}: 1 point per {per} provision, rounded down, as the rules version {version} has it")
+    args = [provision, per]
+    by_provision = _recomputed(
+        d, f"{seat}-provision-points", "A-RECK-3", says, "floor_div", args, side=seat, per=per, version=version
+    )
     says = N_("{side}: 1 point per 2 gold, rounded down")
     by_gold = _recomputed(d, f"{seat}-gold-points", "A-RECK-3", says, "floor_div", [gold, 2], side=seat)
     says = N_("{side}: the year's points, and 1 per pawn of vis")

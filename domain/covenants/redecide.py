@@ -1,13 +1,14 @@
-"""Rules changes replayed in the covenant game (issue 29 item 3, ``Ruleset.redecide``): a recorded Yearly Reckoning
-as a version's rules decide it from the terms it recorded (``reckoning._terms``: each covenant's Winter surplus, what
-it keeps unconverted, curse 6, whether it is out of play, its score before and the tribute it owes; the target, the
+"""Rules changes replayed in the covenant game (issue 29 item 3, ``Ruleset.redecide``): a recorded Yearly Reckoning as a
+version's rules decide it from the terms it recorded (``reckoning._terms``: each covenant's Winter surplus, what it
+keeps unconverted, curse 6, whether it is out of play, its score before and the tribute it owes; the target, the
 campaign's conversion flag, the seats in the order the next starting player is looked for).
 
 ``reckoned`` computes a ``YearReckoned``'s points, scores, gold and vis spent, winners and next starting player from
-those terms as ``reckoning._yearly_reckoning`` does (A-RECK-3..6, A-AMB-8, A-AMB-9, A-ORDER-2), with the year's
-points rule a parameter: a version of the game whose Reckoning differs (a house rule) is this ruleset with
-``redecide=VersionRules(its points rule)``, and a game that adopts it reckons every later year by it. A Reckoning
-recorded before it kept its terms stands as recorded."""
+those terms as ``reckoning._yearly_reckoning`` does (A-RECK-3..6, A-AMB-8, A-AMB-9, A-ORDER-2), with the year's points
+rule a parameter: a version of the game whose Reckoning differs (a house rule) is this ruleset with
+``redecide=VersionRules(provision_per_point=n)`` (the rule as data, so a derivation shows it step by step), a game that
+adopts it reckons every later year by it, and the "why" of each year reckoned after the adoption is derived by it. A
+Reckoning recorded before it kept its terms stands as recorded."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from domain.covenants import rules
+from domain.platform.explain import rules_of
 
 Points = Callable[..., int]  # (provision, gold, vis, *, curse6) -> the year's points (A-RECK-3, A-RECK-6)
 RULES = ["A-RECK-3", "A-RECK-4", "A-RECK-5", "A-ORDER-2"]
@@ -61,8 +63,12 @@ def reckoned(terms: Mapping[str, Any], points_rule: Points = rules.yearly_points
 class VersionRules:
     """The rules a version of the covenant game may decide otherwise, and its ``Ruleset.redecide``."""
 
-    points: Points = rules.yearly_points  # A-RECK-3 and A-RECK-6 as printed
+    provision_per_point: int = 4  # A-RECK-3 as printed: a point per 4 provision
     rule_ids: tuple[str, ...] = tuple(RULES)
+
+    def points(self, provision: int, gold: int, vis: int, *, curse6: bool = False) -> int:
+        """The year's points as this version has A-RECK-3 (and A-RECK-6)."""
+        return rules.yearly_points(provision, gold, vis, curse6=curse6, provision_per_point=self.provision_per_point)
 
     def __call__(self, game: Any, e: Any) -> tuple[dict[str, Any], list[str]] | None:
         """A recorded ``YearReckoned`` as this version reckons its terms; one recorded without terms stands."""
@@ -75,6 +81,12 @@ def version_rules(game: Any) -> VersionRules:
     """The rules of the version a game is pinned at (the printed ones if that version declares none of its own)."""
     found = game.ruleset.redecide
     return found if isinstance(found, VersionRules) else VersionRules()
+
+
+def in_force(version: str | None) -> VersionRules:
+    """The rules of the installed version of the covenant game named ``version`` (a Reckoning's derivation is made
+    by the version in force when it was reckoned); the printed ones for None, or one not installed or declaring none."""
+    return rules_of("covenants", version, VersionRules())
 
 
 redecide = VersionRules()

@@ -368,9 +368,10 @@ def certamen_score(
 # ---------------------------------------------------------------- A.2.7 Reckoning and economy
 
 
-def yearly_points(provision: int, gold: int, vis: int, *, curse6: bool = False) -> int:
-    """A-RECK-3 and A-RECK-6: 1 per 4 provision, per 2 gold, per pawn of vis (less 1 with curse 6)."""
-    points = provision // 4 + gold // 2 + vis
+def yearly_points(provision: int, gold: int, vis: int, *, curse6: bool = False, provision_per_point: int = 4) -> int:
+    """A-RECK-3 and A-RECK-6: 1 per 4 provision (a house rule's ``provision_per_point``), per 2 gold, per pawn of vis
+    (less 1 with curse 6)."""
+    points = provision // provision_per_point + gold // 2 + vis
     return max(0, points - 1) if curse6 else points
 
 

@@ -18,18 +18,24 @@ Its shape (plain JSON):
 A ruleset derives its own results through ``Ruleset.derive(events) -> {result id: derivation}``; every game gets
 the platform's own (``platform_derivations``: a post's ``[roll NdS]``), so a ruleset that derives nothing yet still
 answers for those.
+
+A result is derived by the rules of the version in force when it was made: the version the game was created at, then
+each version it adopted (issue 29 item 3), from the ``RulesChangeTold`` that told the viewer of the adoption on
+(``InForce``, ``rules_of``). A result recorded before the adoption stands derived as it was decided then.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
-from domain.errors import NotFound
+from domain.errors import DomainError, NotFound
+from domain.platform import ruleset as registry
 from domain.platform.i18n import N_, _
 
 Events = Sequence[Mapping[str, Any]]
+R = TypeVar("R")  # a ruleset's version rules (``rules_of``)
 DICE_RULE = "DESIGN-DICE"  # the platform's committed dice (DESIGN "The event model": commit-reveal, roll numbers)
 
 
@@ -193,6 +199,44 @@ def recomputes(derivation: Mapping[str, Any]) -> list[str]:
         if values.get(ref.lstrip("@")) != published.get(name):
             wrong.append(f"result {name}: published {published.get(name)!r}, step {ref} gives {values.get(ref[1:])!r}")
     return wrong
+
+
+# ---------------------------------------------------------------------- the rules version in force
+
+
+ADOPTED = "RulesChangeTold"  # each viewer's own line telling it of a rules version adopted (domain.platform.replay)
+
+
+class InForce:
+    """The rules version in force as a viewer's events are read in order (``read`` each): None (the version the game
+    was created at) until a ``RulesChangeTold`` tells the viewer of a version adopted, that version from then on.
+    A line a rollback undid (``superseded``, as a timeline marks it) holds for the events undone with it alone: the
+    game went back to the version it had. Built from the viewer's own events: what it tells, the viewer was told."""
+
+    def __init__(self) -> None:
+        self.live: str | None = None
+        self.undone: str | None = None
+
+    def read(self, event: Mapping[str, Any]) -> str | None:
+        """The version this event was recorded under (None: the one the game was created at)."""
+        data = event.get("data") or {}
+        if event.get("type") == ADOPTED and isinstance(data.get("rules_version"), str):
+            self.undone = data["rules_version"]
+            if not event.get("superseded"):
+                self.live = self.undone
+        return self.undone if event.get("superseded") else self.live
+
+
+def rules_of(name: str, version: str | None, printed: R) -> R:
+    """The rules (``Ruleset.redecide``, of the type of ``printed``) of the installed version ``version`` of the ruleset
+    ``name``; ``printed`` for None, or a version that is not installed or declares rules of another kind."""
+    if version is None:
+        return printed
+    try:
+        found = registry.version(name, version).redecide
+    except DomainError:
+        return printed
+    return found if isinstance(found, type(printed)) else printed
 
 
 # ---------------------------------------------------------------------- the platform's own: a post's dice

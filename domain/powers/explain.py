@@ -1,11 +1,12 @@
 """How a resolved action came about (issue 29), from the events one viewer was shown (``domain.platform.explain``).
 
-An action's result (``action:<id>``: its ``ActionResolved``, or its ``ActionProvisional`` while resistance is open)
-is derived step by step: its dice (roll number, faces, proof) and assets, each asset's successes (P-DICE-3, P-DICE-6,
-P-DICE-7), undercut assets (P-ASSET-13), what collaborators added (P-DICE-11), the resistance (P-RES-4), the
-difficulty (a sealed one opened against its commitment, GM-2), and the success test and excess (P-DICE-4). What
-the viewer was not shown (a private action's dice, for its target; another power's reaction) is listed as withheld.
-"""
+An action's result (``action:<id>``: its ``ActionResolved``, or its ``ActionProvisional`` while resistance is open) is
+derived step by step: its dice (roll number, faces, proof) and assets, each asset's successes (P-DICE-3, P-DICE-6,
+P-DICE-7), undercut assets (P-ASSET-13), what collaborators added (P-DICE-11), the resistance (P-RES-4), the difficulty
+(a sealed one opened against its commitment, GM-2), and the success test and excess (P-DICE-4) as the rules version in
+force when the action resolved has it (a game that adopted a house version resolves by it from the adoption on:
+``redecide.in_force``). What the viewer was not shown (a private action's dice, for its target; another power's
+reaction) is listed as withheld."""
 
 from __future__ import annotations
 
@@ -14,10 +15,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from domain.dice import seal_difficulty
-from domain.platform.explain import Derivation, Events
+from domain.platform.explain import Derivation, Events, InForce
 from domain.platform.i18n import N_
 from domain.powers import rules
 from domain.powers.explain_battle import derive as battle_rounds
+from domain.powers.redecide import in_force
 
 
 @dataclass
@@ -34,14 +36,17 @@ class _Action:
     revealed: tuple[Mapping[str, Any], int | None] | None = None
     reactions: dict[str, dict[str, Any]] = field(default_factory=dict)
     result: Mapping[str, Any] | None = None  # ActionProvisional or ActionResolved, as the event stands
+    version: str | None = None  # the rules version the result was recorded under (None: the game's first)
 
 
 def _read(events: Events) -> tuple[dict[str, _Action], str]:
     actions: dict[str, _Action] = {}
     critical_mode = "rolled"
     by_reaction: dict[str, str] = {}
+    versions = InForce()
     for e in events:
         kind, data, seq = e.get("type"), e.get("data") or {}, e.get("seq")
+        version = versions.read(e)
         if kind == "GameCreated":
             critical_mode = (data.get("options") or {}).get("critical_mode", critical_mode)
         if kind in ("ReactionConversionsLocked",) and data.get("reaction_id") in by_reaction:
@@ -79,7 +84,7 @@ def _read(events: Events) -> tuple[dict[str, _Action], str]:
                 "converted": converted,
             }
         elif kind in ("ActionProvisional", "ActionResolved"):
-            a.result = {**data, "type": kind, "seq": seq}
+            a.result, a.version = {**data, "type": kind, "seq": seq}, version
     return actions, critical_mode
 
 
@@ -104,13 +109,7 @@ def _action(action_id: str, a: _Action, critical_mode: str) -> Derivation:
     successes = _successes(d, a, res, details, critical_mode)
     net = _resistance(d, a, res, successes)
     difficulty = _difficulty(d, a, res)
-    reached = bool(d.value(net) >= d.value(difficulty))
-    says = N_("succeeds if the net successes reach the difficulty")
-    ok = d.step("success", "P-DICE-4", says, "at_least", [net, difficulty], reached)
-    beyond = max(0, d.value(net) - d.value(difficulty))
-    excess = d.step(
-        "excess", "P-DICE-4", N_("successes beyond the difficulty"), "minus_floor0", [net, difficulty], beyond
-    )
+    ok, excess = _success(d, net, difficulty, a.version)
     if d.provisional:
         published = {"successes": res["successes"], "difficulty": res["difficulty"]}
         d.result = {"published": published, "steps": {"successes": successes, "difficulty": difficulty}}
@@ -124,6 +123,28 @@ def _action(action_id: str, a: _Action, critical_mode: str) -> Derivation:
         if res.get("tier"):
             d.result["tier"] = res["tier"]
     return d
+
+
+def _success(d: Derivation, net: str, difficulty: str, version: str | None) -> tuple[str, str]:
+    """The success test and the excess (P-DICE-4), as the rules version in force has them: as printed, the net
+    successes reach the difficulty; a house version may ask for more (``VersionRules.margin``)."""
+    rules_v = in_force(version)
+    if not rules_v.margin:
+        reached = bool(d.value(net) >= d.value(difficulty))
+        says = N_("succeeds if the net successes reach the difficulty")
+        ok = d.step("success", rules_v.rule, says, "at_least", [net, difficulty], reached)
+        beyond = max(0, d.value(net) - d.value(difficulty))
+        says = N_("successes beyond the difficulty")
+        return ok, d.step("excess", rules_v.rule, says, "minus_floor0", [net, difficulty], beyond)
+    says = N_("the net successes needed under the rules version {version}: the difficulty and {margin} more")
+    value = d.value(difficulty) + rules_v.margin
+    needed = d.step(
+        "needed", rules_v.rule, says, "sum", [difficulty, rules_v.margin], value, version=version, margin=rules_v.margin
+    )
+    says = N_("succeeds if the net successes reach the successes needed")
+    ok = d.step("success", rules_v.rule, says, "at_least", [net, needed], bool(d.value(net) >= value))
+    says = N_("successes beyond those needed")
+    return ok, d.step("excess", rules_v.rule, says, "minus_floor0", [net, needed], max(0, d.value(net) - value))
 
 
 def _successes(d: Derivation, a: _Action, res: Mapping[str, Any], details: Mapping[str, Any], mode: str) -> str:

@@ -8,6 +8,7 @@ game that adopts one decides its later results by it too:
 - ``lodge-house``: L-SCORE-1 made winner-takes-all: in a rebuilt Room only the most cubes score (R47); the second
   highest number and the rest gain nothing (R48, R49 struck).
 
+``harder`` and ``kinder`` say each house rule again on its own, for the tests to check the versions against.
 ``installed(...)`` installs them beside the registered versions for a test and removes them after."""
 
 from __future__ import annotations
@@ -46,13 +47,13 @@ def majority_only(counts: dict[str, int], banner: Sequence[int], ranking: str = 
 POWERS_HOUSE = replace(
     registry.get("powers"),
     version="powers-house",
-    redecide=powers_replay.VersionRules(harder),
+    redecide=powers_replay.VersionRules(margin=1),  # ``harder``, as data a derivation shows
     changes="an action needs one success more than its difficulty (P-DICE-4)",
 )
 COVENANTS_HOUSE = replace(
     registry.get("covenants"),
     version="covenants-house",
-    redecide=covenant_replay.VersionRules(kinder, ("A-RECK-3",)),
+    redecide=covenant_replay.VersionRules(provision_per_point=3, rule_ids=("A-RECK-3",)),  # ``kinder``
     changes="a Yearly Reckoning gives a point per 3 provision (A-RECK-3)",
 )
 LODGE_HOUSE = replace(
