@@ -22,7 +22,7 @@ from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from typing import Any
 
-from api import mail_disputes, mail_preview, mail_replay
+from api import mail_disputes, mail_preview, mail_replay, mail_why
 from api.help.model import line_help
 from application.mail_addresses import ADDRESS, TALK, reply_address, thread_mac
 from application.mails import reader_of
@@ -157,7 +157,7 @@ class MailIntake:
     def _turn(  # noqa: PLR0913 (the mail as it came)
         self, game_id: str, principal: str, message_id: str, text: str | None, html: str | None, subject: str
     ) -> MailReply:
-        """The holder's mail read and applied (a preview, a replay, disputes, or the ruleset's turn); its reply."""
+        """The holder's mail read and applied (a preview, a replay, why, disputes, or the ruleset's turn): its reply."""
         previewed = mail_preview.reply(self.games, game_id, principal, body_text(text, html))
         if previewed is not None:  # the GM's or a host's ``preview`` (issue 29): before any ruleset's grammar
             ok, answer = previewed
@@ -168,6 +168,11 @@ class MailIntake:
             ok, answer = replayed
             head = mail_replay.heading(body_text(text, html), ok)
             return MailReply(ok, f"{head}: {subject}".strip(), answer, game_id, principal)
+        explained = mail_why.reply(self.games, game_id, principal, body_text(text, html), self.public_url)
+        if explained is not None:  # ``why`` lines (issue 29): a result explained, every ruleset's, nothing recorded
+            ok, answer = explained
+            head = (_("Explained: {subject}") if ok else _("Not explained: {subject}")).format(subject=subject)
+            return MailReply(ok, head.strip(), answer, game_id, principal)
         disputed = mail_disputes.reply(self.games, game_id, principal, body_text(text, html), message_id)
         if disputed is not None:  # ``dispute`` lines (issue 29): every ruleset's, before its own grammar
             ok, answer = disputed

@@ -14,7 +14,7 @@ from fastapi.responses import HTMLResponse, Response
 from fastapi.routing import APIRoute
 from starlette.routing import Mount
 
-from api import mail_disputes, mail_replay, rulesets
+from api import mail_disputes, mail_replay, mail_why, rulesets
 from api.help import model
 from api.help.decisions import decisions
 from api.help.model import linked
@@ -48,6 +48,7 @@ def help_index(request: Request) -> Response:
         "platform": platform,
         "forms": forms,
         "dispute_mail": mail_disputes.MAIL,  # every ruleset's ``dispute`` lines (issue 29)
+        "why_mail": mail_why.MAIL,  # every ruleset's ``why`` lines (issue 29)
         "rules_change_mail": mail_replay.MAIL,  # the GM's ``replay`` and ``adopt`` lines (issue 29)
     }
     return templates.TemplateResponse(request, "help_index.html", context)
