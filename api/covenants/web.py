@@ -24,7 +24,7 @@ from domain.covenants.options import option
 from domain.covenants.ruleset import PHASE_WORDS, SEASON_WORDS
 from domain.ids import GM
 from domain.platform.i18n import N_, _, word_of
-from domain.platform.roles import RULE
+from domain.platform.roles import RULE, WINDOWS
 
 # The table's named things in words (the view carries their names): the track's squares, the resources, the
 # default house package's card kinds, a trade's sides, an event's choices; with the seasons and phases of the
@@ -315,6 +315,7 @@ def board_context(request: Request, key: str, context: dict[str, Any]) -> dict[s
     g = view["game"]
     context.update(
         turn_windows=windows,
+        may_preview=game.may(me, WINDOWS),  # the host (H-14): each open window's preview (issue 29)
         turn_next=[covenant_of.get(s, s) for s in (g.get("turn") or [])[1:]],
         winner_names=[covenant_of.get(s, s) for s in g.get("winners") or []],
     )

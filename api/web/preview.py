@@ -19,6 +19,7 @@ from domain.ids import GM
 from domain.platform import feed as words_of
 from domain.platform.i18n import _
 from domain.platform.preview import OBSERVER
+from domain.platform.roles import WINDOWS
 
 
 def _run(games: Games, game_id: str, caller: Caller, f: Any) -> dict[str, Any]:
@@ -51,7 +52,8 @@ _REFUSED = dataclasses.replace(PREVIEW_FORM, section="gm").handler()  # a board 
 
 
 def handle(request: Request, games: Games, game_id: str, caller: Caller, f: Any) -> Response:
-    """The console's form (its refusals beside the windows); anyone else's is refused where a board says so."""
-    if caller.principal == GM:
+    """The console's form, or a host's on its board (the covenant game's host seat, H-14), with its refusals beside
+    the windows; anyone else's is refused where a board says so."""
+    if caller.principal == GM or games.read(game_id, lambda g: g.may(caller.principal, WINDOWS)):
         return PREVIEW_FORM.handler()(request, games, game_id, caller, f)
     return _REFUSED(request, games, game_id, caller, f)

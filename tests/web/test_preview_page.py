@@ -100,3 +100,31 @@ def test_the_lodge_host_previews_from_the_board_and_a_mage_sees_no_button(app, g
     assert "Preview: closing" in page and "What Observers would see" in page
     mage = signed_in(app, played.game_id, ann).get(f"/play/{played.game_id}").text
     assert f'action="/play/{played.game_id}/preview"' not in mage
+
+
+def test_the_covenant_host_previews_from_the_table_and_a_covenant_sees_no_button(app, games):
+    """The covenant game's host is a seat (H-14): its table has the preview form beside each open window, and the
+    form answers as the host's API does (the outcome, or, while a seat has still to act, the refusal naming the
+    window it waits on, beside the windows); another covenant has no button and is refused, recording nothing."""
+    from tests.contract.drivers import DRIVERS
+
+    played = DRIVERS["covenants"].play(games)
+    gid = played.game_id
+    host, *_ = [v for v in played.viewers[1:] if games.read(gid, lambda g, v=v: g.may(v, "windows"))]
+    other = next(v for v in played.viewers[1:] if v != host)
+    client = signed_in(app, gid, games.reissue_link(gid, "gm", host)[0])
+    table = client.get(f"/play/{gid}").text
+    assert f'action="/play/{gid}/preview"' in table and "Preview closing" in table
+    before = kinds(games, gid)
+    page = client.post(f"/play/{gid}/preview", data={"csrf": csrf(table)}, follow_redirects=True).text
+    assert "may preview the pending step" not in page
+    if "Preview: closing" in page:
+        assert kinds(games, gid) == [*before, "Previewed"]
+    else:
+        assert "waits on" in page and kinds(games, gid) == before
+    seat = signed_in(app, gid, games.reissue_link(gid, "gm", other)[0])
+    board = seat.get(f"/play/{gid}").text
+    assert f'action="/play/{gid}/preview"' not in board
+    before = kinds(games, gid)
+    refused = seat.post(f"/play/{gid}/preview", data={"csrf": csrf(board)}, follow_redirects=True).text
+    assert "may preview the pending step" in refused and kinds(games, gid) == before
