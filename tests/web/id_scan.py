@@ -61,6 +61,7 @@ ALLOWED_AROUND: dict[str, str] = {
     r"POST /games/[0-9a-f-]{36}/commands": "the API route the GM's command form mirrors, with the game id to copy",
     r'"hex": "-?\d+,-?\d+"': "the Powers GM's map form takes JSON: its example shows the hex ids the GM types",
     r"\(hex, e\.g\. -?\d+,-?\d+\)": "a Powers GM field that takes a hex id typed as it is: its example",
+    r"\(Feld, z\. B\. -?\d+,-?\d+\)": "the same field's example in German (issue 28's audit: Powers read in German)",
 }
 
 

@@ -8,6 +8,7 @@ import pytest
 
 from tests.web.axe import violations
 from tests.web.test_browser_month import browser, games, pytestmark, server, shot, unlabelled  # noqa: F401
+from tests.web.test_new_game_options import RULESETS
 
 
 def checked(page, width: int, js: bool) -> None:
@@ -75,3 +76,16 @@ def test_the_new_game_form_by_keyboard_alone(server, browser, games):  # noqa: F
     assert "/play/" in page.url
     created = next(games.iter_events(page.url.rsplit("/", 1)[-1]))
     assert created.timezone == "Europe/Lisbon" and created.name == "By keys"
+
+
+@pytest.mark.parametrize("name", sorted(RULESETS))
+def test_every_rulesets_new_game_form_has_no_axe_violation_at_1280_and_360(server, browser, name):  # noqa: F811
+    """Issue 28 item 5, "`/new` offers every registered ruleset with its options as a form": each ruleset's form
+    (the test above reads the Lodge's), every control labelled, no axe violation, nothing wider than the screen."""
+    base, _app = server
+    for width in (1280, 360):
+        page = browser.new_context(viewport={"width": width, "height": 900}).new_page()
+        page.goto(f"{base}/new?ruleset={name}")
+        assert page.locator("[name^='options.']").count() > 0, name  # its options, as controls of the form
+        checked(page, width, js=True)
+        page.context.close()

@@ -100,3 +100,44 @@ def test_a_game_is_created_in_the_zone_chosen_from_the_list(browser, games):
     assert location.startswith("/play/")
     created = next(games.iter_events(location.removeprefix("/play/")))
     assert created.timezone == "Asia/Tokyo"
+
+
+FOOTER = ("lang", "next")  # the footer's language form, not the game's
+
+
+def _changed(page: Controls) -> list[tuple[str, str]]:
+    """What a browser posts after a person changed every choice of the form: each select but the zone at its last
+    option, each checkbox flipped, the names typed; the zone one that is none (so the form is refused)."""
+    out = []
+    for c in page.controls:
+        name = c.get("name")
+        if not name or c.get("type") == "submit" or name in FOOTER:
+            continue
+        if c.get("type") == "checkbox":
+            if "checked" not in c:
+                out.append((name, c.get("value") or "on"))
+        elif c["tag"] == "select":
+            out.append((name, "Mars/Olympus" if name == "timezone" else c["options"][-1]))
+        elif name in ("name", "gm_name"):
+            out.append((name, f"Typed {name}"))
+        else:
+            out.append((name, c.get("value", "")))
+    return out
+
+
+@pytest.mark.parametrize("name", sorted(RULESETS))
+def test_a_refused_form_of_every_ruleset_keeps_every_value_it_was_posted_with(app, browser, name):
+    """Issue 28 item 5, "a refused form keeps every value", on every registered ruleset's form: every control
+    comes back as it was posted (each choice changed from its default, each box flipped), nothing recorded."""
+    _, page = page_of(browser, name)
+    posted = _changed(page)
+    assert any(k.startswith("options.") for k, _ in posted), "the form holds the ruleset's options"
+    before = stored(app)
+    data: dict[str, list[str]] = {}
+    for key, value in posted:
+        data.setdefault(key, []).append(value)
+    location = post(browser, data)
+    assert location.startswith("/new") and stored(app) == before
+    again = Controls()
+    again.feed(browser.get(location).text)
+    assert sorted((k, v) for k, v in again.posted() if k not in FOOTER) == sorted(posted)

@@ -132,7 +132,7 @@ def test_the_scanner_flags_each_kind_of_id_and_passes_words():
 
 @pytest.mark.parametrize(
     ("ruleset", "german"),
-    [("covenants", "Jetzt der Zug von"), ("lodge", "Zauber vorbereiten")],
+    [("covenants", "Jetzt der Zug von"), ("lodge", "Zauber vorbereiten"), ("powers", "Fertigkeit")],
 )
 def test_a_german_reader_reads_the_same_pages_in_german_with_no_id(app, games, ruleset, german):
     """The lines and choices worded for issue 28 read in the reader's language (here German), ids still none."""
