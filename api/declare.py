@@ -19,6 +19,7 @@ import inspect
 import json
 import re
 from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
@@ -45,19 +46,19 @@ Fields = dict[str, Any]
 C = TypeVar("C", bound=Command)
 
 
-def _renamed(name: str, accepted: set[str], args: Fields) -> str:
+def _renamed(name: str, accepted: AbstractSet[str], args: Fields) -> str:
     """A field's name in ``args``, or the platform's name for it where a ruleset's clients sent the one they gave it
     first (``api.rulesets.old_names``) and the command has the new name, not the old."""
     new = rulesets.old_names("FIELDS").get(name)
-    return new if name not in accepted and new in accepted and new not in args else name
+    return new if name not in accepted and new is not None and new in accepted and new not in args else name
 
 
 def build(cls: type[C], args: Fields, where: str = "args") -> C:
     """The command from its fields by name, checked against its dataclass (strict types; a JSON string is a time).
     A bad field is refused naming it under ``where`` (``args.months``); a route's fields (``where=""``), which its
     request schema checked already, are named as they are."""
-    accepted = {f.name for f in dataclasses.fields(cls) if f.init}
-    args = {_renamed(name, accepted, args): value for name, value in args.items()}
+    accepted = _accepted(cls)
+    args = {name if name in accepted else _renamed(name, accepted, args): value for name, value in args.items()}
     prefix = f"{where}." if where else ""
     for name in args:
         if name not in accepted:
@@ -79,6 +80,17 @@ def build(cls: type[C], args: Fields, where: str = "args") -> C:
             raise
         field = f"{prefix}{err.field}"
         raise RuleViolation(f"{field}: {err.message}", rule=err.rule, field=field) from None
+
+
+def _accepted(cls: type) -> frozenset[str]:
+    """The fields a command is built from (once per class)."""
+    found = _ACCEPTED.get(cls)
+    if found is None:
+        found = _ACCEPTED[cls] = frozenset(f.name for f in dataclasses.fields(cls) if f.init)
+    return found
+
+
+_ACCEPTED: dict[type, frozenset[str]] = {}
 
 
 _ADAPTERS: dict[type, TypeAdapter] = {}

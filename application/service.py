@@ -72,7 +72,10 @@ class Receipt:
 
     def as_dict(self) -> dict:
         # Shallow: the result is already plain JSON data, and asdict's deep copy of it cost every command.
-        return {f.name: getattr(self, f.name) for f in fields(self)}
+        return {name: getattr(self, name) for name in _RECEIPT_FIELDS}
+
+
+_RECEIPT_FIELDS = tuple(f.name for f in fields(Receipt))
 
 
 @dataclass(frozen=True)
@@ -745,7 +748,14 @@ C = TypeVar("C", bound=Command)
 
 def issues_token(command: type[Command] | Command) -> bool:
     """Whether the command carries a sign-in token's hash (``ISSUED``), which the server fills, never the client."""
-    return any(x.name == ISSUED for x in dataclasses.fields(command))
+    cls = command if isinstance(command, type) else type(command)
+    found = _ISSUES.get(cls)
+    if found is None:  # once per class: every command a route builds asks twice
+        found = _ISSUES[cls] = any(x.name == ISSUED for x in dataclasses.fields(cls))
+    return found
+
+
+_ISSUES: dict[type, bool] = {}
 
 
 def issued(command: C) -> tuple[C, str | None]:

@@ -86,6 +86,12 @@ def check_whole_numbers(value: Any, field: str) -> None:
         )
 
 
+def all_fit(value: Any) -> bool:
+    """Whether every whole number in ``value`` fits a signed 64-bit column (``check_whole_numbers`` without the
+    refusal: a caller checks many fields at once, then names the one at fault only if one is)."""
+    return _fits(value)
+
+
 _TEXT = frozenset({str, float, bool, type(None), bytes})
 _SEQUENCES = (list, tuple, set, frozenset)
 _SEQUENCE_TYPES = frozenset(_SEQUENCES)

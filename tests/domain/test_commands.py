@@ -26,6 +26,9 @@ from domain.powers.ruleset import POWERS
         (lambda: powers.LockConversions("act-1", convert=True), "convert"),  # a bool is no count
         (lambda: platform.RequestExtension("gondor", hours="many"), "hours"),  # type: ignore[arg-type]
         (lambda: platform.SetContact("gondor", email=["a@b"]), "email"),  # type: ignore[arg-type]
+        (lambda: powers.LockConversions("act-1", dice=[2, 2**63]), "dice.1"),  # no store holds it (issue 30)
+        (lambda: powers.SubmitAction("gondor", "Scout", assets=[{"n": -(2**64)}]), "assets.0.n"),
+        (lambda: powers.SubmitAction("gondor", "Scout", targets=["x"], difficulty="2"), "difficulty"),
     ],
 )
 def test_a_command_with_a_bad_field_is_refused_naming_the_field(build, field):
@@ -67,3 +70,34 @@ def test_a_command_no_ruleset_handles_is_refused_naming_it():
     with pytest.raises(UnknownCommand) as err:
         POWERS.handler(Teleport("gondor"))
     assert err.value.field == "command" and "Teleport" in err.value.message
+
+
+def _every_command() -> set[type]:
+    def below(cls: type) -> set[type]:
+        return {s for c in cls.__subclasses__() for s in {c, *below(c)}}
+
+    return below(platform.Command)
+
+
+def test_a_commands_fields_checked_at_once_refuse_what_each_fields_own_check_refuses():
+    """Issue 30: a command's fields are checked in one call (``commands._whole``), and field by field only to name the
+    one at fault. For every command class of every installed ruleset, each field the one call is given a value its
+    own check refuses (an object of no JSON kind, a number where text goes) is refused by the one call too."""
+    import domain.rulesets  # noqa: F401 - registers every installed ruleset's commands
+
+    checked = 0
+    for cls in _every_command():
+        whole = platform._whole(cls)
+        for name, adapter in platform._adapters(cls):
+            for bad in (object(), 12.5, "text", "7", 1):
+                try:
+                    adapter.validate_python(bad, strict=True)
+                except platform.ValidationError:
+                    pass
+                else:
+                    continue  # the field takes it (Any, text, a number)
+                with pytest.raises(platform.ValidationError) as err:
+                    whole.validate_python({name: bad}, strict=True)
+                assert name in {e["loc"][0] for e in err.value.errors() if e["loc"]}, (cls, name, bad)
+                checked += 1
+    assert len(_every_command()) > 100 and checked > 500
