@@ -15,6 +15,7 @@ from api.covenants import tracksvg
 from api.routes.results import by_source, said
 from api.web import decision
 from api.web.kit import templates
+from domain import visibility as vis
 from domain.covenants import commands as cc
 from domain.covenants import rules
 from domain.covenants.feed import turn_words
@@ -275,6 +276,21 @@ def board(request: Request, key: str, context: dict[str, Any]) -> Response:
     legal moves as forms."""
     board_context(request, key, context)
     return templates.TemplateResponse(request, "covenants/table.html", decision.serve(request, context))
+
+
+def observer_board(request: Request, game: Any, view: dict[str, Any]) -> dict[str, Any]:
+    """An observer's table (issue 28 item 1): the track with each covenant's token and each covenant's cards drawn
+    as cards, with their text equivalents, from the view every observer shares (no bid, no discard order, no move
+    offered); ``me`` is no seat, so no token is marked as the viewer's."""
+    me = vis.OBSERVER
+    drawn = {"track": tracksvg.track(view, me, word), "hands": tracksvg.hands(view, me, word)}
+    return {
+        "board_template": "covenants/observer_board.html",
+        "view": view,
+        "drawn": drawn,
+        "track": rules.TRACK,
+        "word": word,
+    }
 
 
 def board_context(request: Request, key: str, context: dict[str, Any]) -> dict[str, Any]:

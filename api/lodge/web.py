@@ -13,6 +13,7 @@ from api.lodge import floorsvg
 from api.routes.results import by_source, said
 from api.web import decision
 from api.web.kit import templates
+from domain import visibility as vis
 from domain.ids import GM
 from domain.lodge import ruleset as lr
 from domain.lodge.catalogue import SLOTS, describe
@@ -80,6 +81,23 @@ def _named_steps(d: dict[str, Any], in_words: Any) -> dict[str, Any]:
     """A derivation whose steps' values (a Mage, a Room) are in words."""
     steps = [dict(s, value=in_words(s["value"])) if isinstance(s.get("value"), str) else s for s in d.get("steps", [])]
     return dict(d, steps=steps)
+
+
+def observer_board(request: Request, game: Any, view: dict[str, Any]) -> dict[str, Any]:
+    """An observer's Lodge (issue 28 item 1): the floor plan and its text equivalent, drawn from the view every
+    observer shares (the physical board, L.4; no Spell face down) and the catalogue's public Rooms and cards."""
+    catalogue = game.catalogue
+    me = vis.OBSERVER
+    helpers = _in_words(view, catalogue, me)
+    return {
+        "board_template": "lodge/observer_board.html",
+        "view": view,
+        "rooms": {r.id: r for r in catalogue.rooms},
+        "evocation_cards": catalogue.evocation_by_id,
+        "word": word,
+        "plan": floorsvg.plan(view, catalogue, me, helpers["name_of"], word),
+        **helpers,
+    }
 
 
 def board(request: Request, key: str, context: dict[str, Any]) -> Response:

@@ -46,6 +46,23 @@ def board(request: Request, key: str, context: dict[str, Any]) -> Response:
     return templates.TemplateResponse(request, page, decision.serve(request, context))
 
 
+def observer_board(request: Request, game: Any, view: dict[str, Any]) -> dict[str, Any]:
+    """An observer's map (issue 28 item 1): drawn from the view every observer shares (the public audience's:
+    terrain, towns, public features and claims, the visible armies' public cards, the battles; no influence, no
+    hidden army or feature), each hex a link (``?hex=``) that says what the table knows of it, and forms none."""
+    names = {p["power_id"]: p["name"] for p in view["powers"]}
+    fig = map_figure(view, names)
+    return {
+        "board_template": "powers/observer_board.html",
+        "view": view,
+        "fig": fig,
+        "names": names,
+        "pick": picked(view, fig, request.query_params),
+        "viewer_is_gm": False,
+        "map_title": _("The map as the table sees it"),
+    }
+
+
 def board_context(request: Request, key: str, context: dict[str, Any]) -> dict[str, Any]:
     """What a power's board or the GM's console is drawn from, on top of the platform's context; the board and its
     live answer (``GET /play/{game}/live``) alike. The open decision (issue 28 item 6) is the power's

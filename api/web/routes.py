@@ -436,6 +436,11 @@ def observe(request: Request, game_id: str, me: str, before: int | None) -> Resp
         "seated": False,
         "observing": True,  # an observer raises no dispute (issue 29: a seat's or a host's)
     }
+    # The ruleset's board drawn for the observer (issue 28 item 1), from the view every observer shares (the public
+    # audience's: ``Games.view`` reads an observer as ``observer``), never from the game's state.
+    pages = _web_of(game.ruleset.name)
+    if pages is not None and hasattr(pages, "observer_board"):
+        context.update(pages.observer_board(request, game, games_of(request).view(game_id, me)))
     return templates.TemplateResponse(request, "observe.html", context)
 
 
