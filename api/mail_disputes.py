@@ -7,6 +7,7 @@ which line was refused and why (nothing recorded). The help index shows ``MAIL``
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from api.help.mail import MailLine
 from application.service import Caller, CommandKey, Games
@@ -14,6 +15,7 @@ from application.service import Turn as ServiceTurn
 from domain.errors import DomainError, RuleViolation
 from domain.mailturns import own_lines
 from domain.platform.commands import AnswerDispute, Command, RaiseDispute, SettleDispute
+from domain.platform.i18n import N_, _, word_of
 
 GREETING = re.compile(r"^[^:#]{0,60},\s*$")
 VERB = re.compile(r"^\s*dispute\b", re.IGNORECASE)
@@ -46,10 +48,10 @@ def command_of(line: str) -> Command | str:
         act, text = m.group("act").lower(), m.group("text").strip()
         if act == "answer":
             if not text:
-                return "an answer needs its text after the colon"
+                return _("an answer needs its text after the colon")
             return AnswerDispute(m.group("id"), text, m.group("pointer"))
         return SettleDispute(m.group("id"), OUTCOME[act], text)
-    return (
+    return _(
         "write 'dispute <event number>: <text>', or 'dispute <dispute> answer [see <pointer>]: <text>', "
         "'dispute <dispute> uphold|reject|withdraw[: <note>]'"
     )
@@ -70,21 +72,24 @@ def reply(games: Games, game_id: str, principal: str, text: str, message_id: str
     lines = asked(text)
     if lines is None:
         return None
-    head = "Nothing was recorded"
+    refused_line = _("Nothing was recorded: line {line}: {error}.")
     others = [n for n, line in lines if not VERB.match(line)]
     if others:
         named = ", ".join(map(str, others))
-        return False, f"{head}: dispute lines stand alone in their mail; send lines {named} in a mail of their own."
+        alone = _(
+            "Nothing was recorded: dispute lines stand alone in their mail; send lines {lines} in a mail of their own."
+        )
+        return False, alone.format(lines=named)
     if not message_id:
-        return False, f"{head}: a mail needs a Message-ID."
+        return False, _("Nothing was recorded: a mail needs a Message-ID.")
     commands: list[tuple[int, Command]] = []
     for n, line in lines:
         try:
             built = command_of(line)
         except DomainError as err:
-            return False, f"{head}: line {n}: {err.message}."
+            return False, refused_line.format(line=n, error=err.message)
         if isinstance(built, str):
-            return False, f"{head}: line {n}: {built}."
+            return False, refused_line.format(line=n, error=built)
         commands.append((n, built))
 
     def play(unit: ServiceTurn) -> str:
@@ -94,9 +99,9 @@ def reply(games: Games, game_id: str, principal: str, text: str, message_id: str
                 result = unit.execute(command) or {}
             except DomainError as err:
                 raise LineRefused(n, err) from None
-            out.append(f"line {n}: {said(command, result)}")
+            out.append(_("line {line}: {said}").format(line=n, said=said(command, result)))
         receipt = unit.receipt()
-        out += ["", f"Receipt: sequence {receipt.sequence}, recorded {receipt.recorded_at}, digest {receipt.digest}"]
+        out += ["", receipt_line(receipt)]
         return "\n".join(out)
 
     try:
@@ -105,21 +110,32 @@ def reply(games: Games, game_id: str, principal: str, text: str, message_id: str
         )
     except LineRefused as refused:  # not Busy: a busy game defers the mail, which is sent again
         rule = f" ({refused.rule})" if refused.rule else ""
-        return False, f"{head}: line {refused.line}: {refused.message}{rule}."
+        return False, refused_line.format(line=refused.line, error=refused.message + rule)
     return True, str(done.result["reply"])
 
 
 def said(command: Command, result: dict) -> str:
     """What a line recorded, in words."""
     if isinstance(command, RaiseDispute):
-        return (
-            f"you dispute event {command.seq}; the dispute is {result['dispute_id']} (answer it, or write "
-            f"'dispute {result['dispute_id']} withdraw')"
-        )
+        return _(
+            "you dispute event {seq}; the dispute is {dispute_id} (answer it, or write 'dispute {dispute_id} withdraw')"
+        ).format(seq=command.seq, dispute_id=result["dispute_id"])
     if isinstance(command, AnswerDispute):
-        return f"your answer to {command.dispute_id} is posted in its thread"
+        return _("your answer to {dispute_id} is posted in its thread").format(dispute_id=command.dispute_id)
     assert isinstance(command, SettleDispute)
-    return f"the dispute {command.dispute_id} is {command.outcome}"
+    settled = {
+        "upheld": N_("the dispute {dispute_id} is upheld"),
+        "rejected": N_("the dispute {dispute_id} is rejected"),
+        "withdrawn": N_("the dispute {dispute_id} is withdrawn"),
+    }
+    return word_of(settled, command.outcome).format(dispute_id=command.dispute_id)
+
+
+def receipt_line(receipt: Any) -> str:
+    """A reply's receipt line in the reader's language: what was recorded, when, and its digest."""
+    return _("Receipt: sequence {sequence}, recorded {at}, digest {digest}").format(
+        sequence=receipt.sequence, at=receipt.recorded_at, digest=receipt.digest
+    )
 
 
 class LineRefused(RuleViolation):

@@ -12,6 +12,7 @@ from application import preview as previews
 from application.service import Caller, Games
 from domain.errors import DomainError
 from domain.mailturns import own_lines
+from domain.platform.i18n import _
 
 GREETING = re.compile(r"^[^:#]{0,60},\s*$")
 PREVIEW = re.compile(r"^\s*preview(?:\s+(?P<window>[^\s#]{1,64}))?\s*(?:#.*)?$", re.IGNORECASE)
@@ -27,7 +28,7 @@ def asked(text: str) -> tuple[int, str | None, list[int]] | None:
     if not found:
         return None
     n, m = found[0]
-    return n, m.group("window"), [k for k, _ in lines if k != n]
+    return n, m.group("window"), [k for k, _n in lines if k != n]
 
 
 def reply(games: Games, game_id: str, principal: str, text: str) -> tuple[bool, str] | None:
@@ -38,29 +39,39 @@ def reply(games: Games, game_id: str, principal: str, text: str) -> tuple[bool, 
     line, window, others = found
     if others:
         named = ", ".join(str(k) for k in others)
-        return False, (
-            f"Nothing was previewed or recorded: line {line}: a preview stands alone in its mail; send the other "
-            f"lines ({named}) in a mail of their own (MAIL-1)."
-        )
+        return False, _(
+            "Nothing was previewed or recorded: line {line}: a preview stands alone in its mail; send the other "
+            "lines ({lines}) in a mail of their own (MAIL-1)."
+        ).format(line=line, lines=named)
     try:
         pv = previews.preview(games, Caller.of(principal), game_id, window)
     except DomainError as err:
-        return False, f"Nothing was previewed or recorded: line {line}: {err.message}."
+        return False, _("Nothing was previewed or recorded: line {line}: {error}.").format(line=line, error=err.message)
     return True, summary(pv.as_dict())
 
 
 def summary(pv: dict[str, Any]) -> str:
     """A preview in words: the step, then each viewer's events of it and the results it explains."""
     out = [
-        f"Preview of closing {pv['window_id']} ({pv['step']}), as it would be published now with the game's own "
-        "committed dice. Nothing is recorded but a line in the audit saying you previewed it.",
+        _(
+            "Preview of closing {window} ({step}), as it would be published now with the game's own committed dice. "
+            "Nothing is recorded but a line in the audit saying you previewed it."
+        ).format(window=pv["window_id"], step=pv["step"]),
     ]
     if pv["blocked"]:
-        out += ["", f"The close would not happen: {pv['blocked']}"]
+        out += ["", _("The close would not happen: {reason}").format(reason=pv["blocked"])]
     for viewer, outcome in pv["viewers"].items():
-        out += ["", f"{'The GM' if viewer == 'gm' else 'Observers' if viewer == 'observer' else viewer} would see:"]
-        out += [f"  - {e['text']}" for e in outcome["events"]] or ["  nothing new"]
+        if viewer == "gm":
+            sees = _("The GM would see:")
+        elif viewer == "observer":
+            sees = _("Observers would see:")
+        else:
+            sees = _("{viewer} would see:").format(viewer=viewer)
+        out += ["", sees]
+        out += [f"  - {e['text']}" for e in outcome["events"]] or [_("  nothing new")]
         for result_id, d in outcome["derivations"].items():
-            out.append(f"  result {result_id}: {d['result'].get('published')}")
-    out += ["", "Publish it by closing the window (close on the console, or the API); it gives exactly this."]
+            out.append(
+                _("  result {result}: {published}").format(result=result_id, published=d["result"].get("published"))
+            )
+    out += ["", _("Publish it by closing the window (close on the console, or the API); it gives exactly this.")]
     return "\n".join(out)

@@ -12,11 +12,13 @@ import re
 from typing import Any
 
 from api.help.mail import MailLine
+from api.mail_disputes import receipt_line
 from api.mail_preview import GREETING
 from application import replay as replays
 from application.service import Caller, CommandKey, Games, Receipt
 from domain.errors import DomainError
 from domain.mailturns import own_lines
+from domain.platform.i18n import _
 
 REPLAY = re.compile(
     r"^\s*replay\s+(?P<version>[^\s#]{1,64})(?:\s+from\s+(?P<phase>[^\s#]{1,64}))?\s*(?:#.*)?$", re.IGNORECASE
@@ -48,14 +50,14 @@ def _lines(text: str) -> list[tuple[int, str]]:
 
 def heading(text: str, ok: bool) -> str:
     """The reply's subject word for a mail ``reply`` answered."""
-    if any(ADOPT_VERB.match(line) for _, line in _lines(text)):
-        return "Adopted" if ok else "Not adopted"
-    return "Replay" if ok else "Not replayed"
+    if any(ADOPT_VERB.match(line) for _n, line in _lines(text)):
+        return _("Adopted") if ok else _("Not adopted")
+    return _("Replay") if ok else _("Not replayed")
 
 
 def refusal(err: DomainError) -> str:
     """A refusal in words, naming the field (and the rule, if one) it concerns."""
-    named = ", ".join(x for x in (f"field {err.field}" if err.field else "", err.rule or "") if x)
+    named = ", ".join(x for x in (_("field {field}").format(field=err.field) if err.field else "", err.rule or "") if x)
     return f"{err.message}{f' ({named})' if named else ''}"
 
 
@@ -70,37 +72,37 @@ def reply(games: Games, game_id: str, principal: str, text: str, message_id: str
     if not found:
         return None
     n, m = found[0]
-    others = [k for k, _ in lines if k != n]
+    others = [k for k, _n in lines if k != n]
     if others:
         named = ", ".join(str(k) for k in others)
-        return False, (
-            f"Nothing was replayed or recorded: line {n}: a replay stands alone in its mail; send the other lines "
-            f"({named}) in a mail of their own (MAIL-1)."
-        )
+        return False, _(
+            "Nothing was replayed or recorded: line {line}: a replay stands alone in its mail; send the other lines "
+            "({lines}) in a mail of their own (MAIL-1)."
+        ).format(line=n, lines=named)
     try:
         out = replays.replay(games, Caller.of(principal), game_id, m.group("version"), m.group("phase"))
     except DomainError as err:
-        return False, f"Nothing was replayed or recorded: line {n}: {refusal(err)}."
+        return False, _("Nothing was replayed or recorded: line {line}: {error}.").format(line=n, error=refusal(err))
     return True, summary(out)
 
 
 def _adopt(
     games: Games, game_id: str, principal: str, lines: list[tuple[int, str]], line: tuple[int, str], message_id: str
 ) -> tuple[bool, str]:
-    head = "Nothing was adopted or recorded"
+    refused = _("Nothing was adopted or recorded: line {line}: {error}.")
     n, text = line
-    others = [k for k, _ in lines if k != n]
+    others = [k for k, _n in lines if k != n]
     if others:
         named = ", ".join(str(k) for k in others)
-        return False, (
-            f"{head}: line {n}: an adoption stands alone in its mail; send the other lines ({named}) in a mail of "
-            "their own (MAIL-1)."
-        )
+        return False, _(
+            "Nothing was adopted or recorded: line {line}: an adoption stands alone in its mail; send the other lines "
+            "({lines}) in a mail of their own (MAIL-1)."
+        ).format(line=n, lines=named)
     m = ADOPT.match(text)
     if m is None:
-        return False, f"{head}: line {n}: write 'adopt <version> from <phase>' (field version)."
+        return False, refused.format(line=n, error=_("write 'adopt <version> from <phase>' (field version)"))
     if not message_id:
-        return False, f"{head}: a mail needs a Message-ID."
+        return False, _("Nothing was adopted or recorded: a mail needs a Message-ID.")
     try:
         done = replays.adopt(
             games,
@@ -112,20 +114,22 @@ def _adopt(
             adopted,
         )
     except DomainError as err:
-        return False, f"{head}: line {n}: {refusal(err)}."
+        return False, refused.format(line=n, error=refusal(err))
     return True, str(done["result"]["reply"])
 
 
 def adopted(out: dict[str, Any], differences: list[dict[str, Any]], receipt: Receipt) -> str:
     """An adoption in words: the version, the phase it counts from, each result re-decided, and the receipt."""
     lines = [
-        f"This game now plays by {out['version']} (it played by {out['previous']}) from {out['from_phase']}: the "
-        "results since are re-decided with the same dice, and every later command follows it. Each seat is told the "
-        "changes it may see.",
+        _(
+            "This game now plays by {version} (it played by {previous}) from {phase}: the results since are "
+            "re-decided with the same dice, and every later command follows it. Each seat is told the changes it may "
+            "see."
+        ).format(version=out["version"], previous=out["previous"], phase=out["from_phase"]),
         "",
     ]
-    lines += _differences(differences) or ["No recorded result changes."]
-    lines += ["", f"Receipt: sequence {receipt.sequence}, recorded {receipt.recorded_at}, digest {receipt.digest}"]
+    lines += _differences(differences) or [_("No recorded result changes.")]
+    lines += ["", receipt_line(receipt)]
     return "\n".join(lines)
 
 
@@ -136,24 +140,29 @@ def _differences(differences: list[dict[str, Any]]) -> list[str]:
         changed = [f"{k} {v['before']} -> {v['after']}" for k, v in d.get("result", {}).items()]
         changed += [f"{s['path']} {s['before']} -> {s['after']}" for s in d.get("state") or []]
         number = f"#{d['version']} " if "version" in d else ""
-        out.append(f"  - event {number}{d['type']}{rules}: {'; '.join(changed)}")
+        event = _("  - event {number}{type}{rules}: {changes}")
+        out.append(event.format(number=number, type=d["type"], rules=rules, changes="; ".join(changed)))
     return out
 
 
 def summary(out: dict[str, Any]) -> str:
     """A replay in words: each event that would change, with its rules, then how the game would stand."""
     lines = [
-        f"The history of this game replayed under {out['version']} (it plays by {out['pinned']}), from "
-        f"{out['from_phase']}, with the same dice. Nothing is recorded and nobody else is told.",
+        _(
+            "The history of this game replayed under {version} (it plays by {pinned}), from {phase}, with the same "
+            "dice. Nothing is recorded and nobody else is told."
+        ).format(version=out["version"], pinned=out["pinned"], phase=out["from_phase"]),
         "",
     ]
-    lines += _differences(out["differences"]) or ["Nothing would change."]
+    lines += _differences(out["differences"]) or [_("Nothing would change.")]
     if out.get("final"):
-        lines += ["", "How the game would stand now:"]
+        lines += ["", _("How the game would stand now:")]
         lines += [f"  - {s['path']} {s['before']} -> {s['after']}" for s in out["final"]]
     lines += [
         "",
-        f"Adopt it with a mail of one line, 'adopt {out['version']} from {out['from_phase']}', on the Rules changes "
-        f"page, or POST /games/{out['game_id']}/adopt.",
+        _(
+            "Adopt it with a mail of one line, 'adopt {version} from {phase}', on the Rules changes page, or "
+            "POST /games/{game}/adopt."
+        ).format(version=out["version"], phase=out["from_phase"], game=out["game_id"]),
     ]
     return "\n".join(lines)

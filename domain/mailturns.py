@@ -68,7 +68,7 @@ class Turn:
     def command(self, game: Any, cmd: Command) -> Any:
         """The typed command the line means, built against the game as the lines before it left it; a
         DomainError refuses the line."""
-        raise RuleViolation(f"unknown command {cmd.verb!r}", rule=GRAMMAR)
+        raise RuleViolation(_("unknown command {verb!r}").format(verb=cmd.verb), rule=GRAMMAR)
 
     def recorded(self, game: Any, cmd: Command, command: Any, result: dict[str, Any]) -> list[str]:
         """What the reply says of a line whose command was recorded (``result`` is its handler's)."""
@@ -165,7 +165,9 @@ def whole(value: str, line: int, errors: list[LineError], what: str) -> int | No
     try:
         return int(value.strip())
     except ValueError:
-        errors.append(LineError(line, f"{what} must be a whole number, not {value.strip()!r}"))
+        errors.append(
+            LineError(line, _("{what} must be a whole number, not {value!r}").format(what=what, value=value.strip()))
+        )
         return None
 
 

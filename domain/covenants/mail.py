@@ -36,6 +36,7 @@ from domain.errors import RuleViolation
 from domain.ids import GM
 from domain.mailturns import GRAMMAR, SALUTATION, Command, LineError, Turn, body_text, items, own_lines, whole
 from domain.platform.commands import Command as GameCommand
+from domain.platform.i18n import _
 
 USAGE = {
     "move": "move <square>",
@@ -105,9 +106,9 @@ def _damage(text: str, number: int, errors: list[LineError], usage: str) -> dict
     for part in items(text):
         bits = part.split()
         if len(bits) != 2:
-            errors.append(LineError(number, f"write it as '{usage}'"))
+            errors.append(LineError(number, _("write it as '{usage}'").format(usage=usage)))
             return None
-        n = whole(bits[1], number, errors, "the damage")
+        n = whole(bits[1], number, errors, _("the damage"))
         if n is None:
             return None
         out[bits[0]] = n
@@ -122,7 +123,7 @@ def _amounts(
     for part in items(text):
         bits = part.split()
         if len(bits) != 2 or bits[1].lower() not in RESOURCES:
-            errors.append(LineError(number, f"write it as '{USAGE[verb]}'"))
+            errors.append(LineError(number, _("write it as '{usage}'").format(usage=USAGE[verb])))
             return None
         n = whole(bits[0], number, errors, what)
         if n is None:
@@ -137,7 +138,7 @@ def _special(verb: str, number: int, stripped: str, words: list[str], errors: li
     rest = [w.lower() for w in words[1:]]
 
     def bad() -> Command | None:
-        errors.append(LineError(number, f"write it as '{USAGE[verb]}'"))
+        errors.append(LineError(number, _("write it as '{usage}'").format(usage=USAGE[verb])))
         return None
 
     if verb == "offer":
@@ -149,11 +150,11 @@ def _special(verb: str, number: int, stripped: str, words: list[str], errors: li
             return None
         return Command(number, verb, {"to": m["to"], "give": give, "get": get})
     if verb == "rule":
-        head, _, note = stripped[len(words[0]) :].partition(":")
+        head, _sep, note = stripped[len(words[0]) :].partition(":")
         bits = head.split()
         if len(bits) != 2 or bits[1].lower() not in ("approve", "refuse"):
             return bad()
-        index = whole(bits[0], number, errors, "the action number")
+        index = whole(bits[0], number, errors, _("the action number"))
         if index is None:
             return None
         return Command(number, verb, {"index": index, "approved": bits[1].lower() == "approve", "note": note.strip()})
@@ -191,7 +192,7 @@ def _special(verb: str, number: int, stripped: str, words: list[str], errors: li
     if verb == "chaos" and len(rest) == 2 and rest[0] == "rival":
         return Command(number, verb, {"do": "rival", "rival": words[2]})
     if verb == "mouse" and len(rest) in (1, 2):
-        by = whole(rest[0], number, errors, "the Mouse's change")
+        by = whole(rest[0], number, errors, _("the Mouse's change"))
         return None if by is None else Command(number, verb, {"by": by, "words": words[2:]})
     return bad()
 
@@ -201,7 +202,7 @@ def _seat(number: int, stripped: str, errors: list[LineError]) -> Command | None
     (the points it begins with, A-EX-11) and ``host`` in any order."""
     tokens = _tokens(stripped)[1:]
     if len(tokens) < 3 or any(t.lower() in ("arts", "score", "host") for t in tokens[:3]):
-        errors.append(LineError(number, f"write it as '{USAGE['seat']}'"))
+        errors.append(LineError(number, _("write it as '{usage}'").format(usage=USAGE["seat"])))
         return None
     args: dict[str, Any] = {"seat_id": tokens[0], "name": tokens[1], "covenant": tokens[2], "host": False, "arts": []}
     rest = tokens[3:]
@@ -210,7 +211,7 @@ def _seat(number: int, stripped: str, errors: list[LineError]) -> Command | None
         if word == "host" and not args["host"]:
             args["host"] = True
         elif word == "score" and rest and "score" not in args:
-            score = whole(rest.pop(0), number, errors, "the score")
+            score = whole(rest.pop(0), number, errors, _("the score"))
             if score is None:
                 return None
             args["score"] = score
@@ -218,7 +219,7 @@ def _seat(number: int, stripped: str, errors: list[LineError]) -> Command | None
             while rest and rest[0].lower() not in ("score", "host"):
                 args["arts"] += items(rest.pop(0))
         else:
-            errors.append(LineError(number, f"write it as '{USAGE['seat']}'"))
+            errors.append(LineError(number, _("write it as '{usage}'").format(usage=USAGE["seat"])))
             return None
     return Command(number, "seat", args)
 
@@ -263,7 +264,7 @@ def _support(number: int, head: str, errors: list[LineError]) -> Command | None:
     keeping = re.search(r"\bkeep\b(?P<keep>.*)$", head, re.I)
     rest = (head[: keeping.start()] if keeping else head).split()
     if (rest and rest[0].lower() != "starve") or (keeping and not keeping["keep"].strip()):
-        errors.append(LineError(number, f"write it as '{USAGE['support']}'"))
+        errors.append(LineError(number, _("write it as '{usage}'").format(usage=USAGE["support"])))
         return None
     keep = _amounts(keeping["keep"], number, errors, "support", "the amount kept") if keeping else {}
     if keep is None:
@@ -276,7 +277,7 @@ def _cast(number: int, stripped: str, errors: list[LineError]) -> Command | None
     " on "."""
     m = CAST.match(stripped)
     if m is None:
-        errors.append(LineError(number, f"a spell needs a target: '{USAGE['cast']}'"))
+        errors.append(LineError(number, _("a spell needs a target: '{usage}'").format(usage=USAGE["cast"])))
         return None
     first, *more = items(m["on"])  # A-AMB-17: a spell that chooses a target for every N pawns takes several
     cast: dict[str, Any] = {"words": [m["spell"]], "on": first} | ({"with": m["with"]} if m["with"] else {})
@@ -296,12 +297,17 @@ def _read(number: int, stripped: str, errors: list[LineError]) -> Command | None
     words = stripped.split()
     verb = words[0].lower().rstrip(":")
     if verb not in USAGE:
-        errors.append(LineError(number, f"unknown command {verb!r}; a line is one of: {', '.join(USAGE)}"))
+        errors.append(
+            LineError(
+                number,
+                _("unknown command {verb!r}; a line is one of: {verbs}").format(verb=verb, verbs=", ".join(USAGE)),
+            )
+        )
         return None
     if verb == "action":
-        name, _, text = stripped[len(words[0]) :].partition(":")
+        name, _sep, text = stripped[len(words[0]) :].partition(":")
         if not name.strip():
-            errors.append(LineError(number, f"write it as '{USAGE[verb]}'"))
+            errors.append(LineError(number, _("write it as '{usage}'").format(usage=USAGE[verb])))
             return None
         return Command(number, verb, {"action": name.strip(), "text": text.strip()})
     if verb in SPECIAL:
@@ -311,7 +317,7 @@ def _read(number: int, stripped: str, errors: list[LineError]) -> Command | None
     spell = KEEP_SPELL.search(stripped) if verb == "keep" else None
     if spell is not None:  # a spell's name has spaces: it comes last and runs to the line's end
         if not _unquoted(spell["spell"]):
-            errors.append(LineError(number, f"name the spell: '{USAGE[verb]}'"))
+            errors.append(LineError(number, _("name the spell: '{usage}'").format(usage=USAGE[verb])))
             return None
         stripped = stripped[: spell.start()]
         words = stripped.split()
@@ -321,20 +327,20 @@ def _read(number: int, stripped: str, errors: list[LineError]) -> Command | None
     arity = {"heal": 1, "move": 1, "challenge": 1, "art": 1, "bid": 1, "accept": 1, "refuse": 1, "event": 1}
     optional = {"keep", "discard", "resolve", "forfeit"}
     if split is None:
-        errors.append(LineError(number, f"write it as '{USAGE[verb]}'"))
+        errors.append(LineError(number, _("write it as '{usage}'").format(usage=USAGE[verb])))
         return None
     positional, opts = split
     if verb == "convert":
         if len(positional) != 4 or positional[2].lower() != "to":
-            errors.append(LineError(number, f"write it as '{USAGE[verb]}'"))
+            errors.append(LineError(number, _("write it as '{usage}'").format(usage=USAGE[verb])))
             return None
-        amount = whole(positional[0], number, errors, "the amount")
+        amount = whole(positional[0], number, errors, _("the amount"))
         if amount is None:
             return None
         return Command(number, verb, {"amount": amount, "give": positional[1].lower(), "get": positional[3].lower()})
     wanted = arity.get(verb, 0)
     if (verb in optional and len(positional) > 1) or (verb not in optional and len(positional) != wanted):
-        errors.append(LineError(number, f"write it as '{USAGE[verb]}'"))
+        errors.append(LineError(number, _("write it as '{usage}'").format(usage=USAGE[verb])))
         return None
     args: dict[str, Any] = {"words": positional, **opts}
     if spell is not None:
@@ -346,7 +352,7 @@ def _read(number: int, stripped: str, errors: list[LineError]) -> Command | None
                 return None
             args[key] = value
     if verb in ("move", "bid"):
-        value = whole(positional[0], number, errors, "the square" if verb == "move" else "the bid")
+        value = whole(positional[0], number, errors, _("the square") if verb == "move" else _("the bid"))
         if value is None:
             return None
         args["n"] = value
@@ -374,7 +380,9 @@ def parse_turn(text: str | None, html: str | None = None, seat: str = GM) -> Cov
 
 def _one(found: list[str], what: str) -> str:
     if len(found) != 1:
-        raise RuleViolation(f"name the {what}: you have {len(found)} to choose from", rule=GRAMMAR)
+        raise RuleViolation(
+            _("name the {what}: you have {count} to choose from").format(what=what, count=len(found)), rule=GRAMMAR
+        )
     return found[0]
 
 
@@ -434,7 +442,7 @@ def _plain(seat: str, cmd: Command) -> GameCommand:
             return cc.BeginGame()
         case "accept" | "refuse":
             return cc.AnswerTrade(seat, words[0], cmd.verb == "accept")
-    raise RuleViolation(f"unknown command {cmd.verb!r}", rule=GRAMMAR)
+    raise RuleViolation(_("unknown command {verb!r}").format(verb=cmd.verb), rule=GRAMMAR)
 
 
 @dataclass
@@ -444,7 +452,7 @@ class CovenantTurn(Turn):
     def command(self, game: CovenantGame, cmd: Command) -> GameCommand:
         seat = self.seat
         if seat not in game.state.powers:
-            raise RuleViolation("only a covenant plays a turn by mail", rule=GRAMMAR)
+            raise RuleViolation(_("only a covenant plays a turn by mail"), rule=GRAMMAR)
         a = cmd.args
         words = a.get("words", [])
         match cmd.verb:
@@ -494,20 +502,26 @@ class CovenantTurn(Turn):
         s = game.state
         if cmd.verb == "generate":
             card = result.get("card_id")
-            made = f"generated {game.card(card).name} ({card})" if card else "generated no card"
-            return [f"line {cmd.line}: {made}"]
+            if not card:
+                return [_("line {line}: generated no card").format(line=cmd.line)]
+            made = _("line {line}: generated {name} ({card})")
+            return [made.format(line=cmd.line, name=game.card(card).name, card=card)]
         if cmd.verb == "bid":
-            return [f"line {cmd.line}: your bid is sealed; the others see only that you bid"]
+            return [_("line {line}: your bid is sealed; the others see only that you bid").format(line=cmd.line)]
         if cmd.verb == "challenge":
-            return [f"line {cmd.line}: challenge {result.get('challenge_id')} issued"]
-        return [f"line {cmd.line}: {cmd.verb} recorded" + (f" (phase now {s.phase})" if s.phase else "")]
+            issued = _("line {line}: challenge {challenge_id} issued")
+            return [issued.format(line=cmd.line, challenge_id=result.get("challenge_id"))]
+        said = _("line {line}: {verb} recorded (phase now {phase})") if s.phase else _("line {line}: {verb} recorded")
+        return [said.format(line=cmd.line, verb=cmd.verb, phase=s.phase)]
 
     def footer(self, game: CovenantGame) -> list[str]:
         s = game.state
         p = s.powers.get(self.seat)
-        out = ["", f"Year {s.year}, {game.season_name}, cycle {s.cycle}: {s.phase} phase."]
+        year = _("Year {year}, {season}, cycle {cycle}: {phase} phase.")
+        out = ["", year.format(year=s.year, season=game.season_name, cycle=s.cycle, phase=s.phase)]
         if s.turn:
-            out.append("Your turn." if s.turn[0] == self.seat else f"Waiting for {s.turn[0]}.")
+            out.append(_("Your turn.") if s.turn[0] == self.seat else _("Waiting for {seat}.").format(seat=s.turn[0]))
         if p is not None:
-            out.append(f"You hold {p.gold} gold, {p.vis} vis, {p.provision} provision; score {p.score}.")
+            held = _("You hold {gold} gold, {vis} vis, {provision} provision; score {score}.")
+            out.append(held.format(gold=p.gold, vis=p.vis, provision=p.provision, score=p.score))
         return out

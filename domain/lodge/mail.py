@@ -30,6 +30,7 @@ from domain.lodge.offers import choices as offers_for
 from domain.lodge.state import BLACK_ROSE, damage_track
 from domain.mailturns import GRAMMAR, SALUTATION, Command, LineError, Turn, body_text, own_lines
 from domain.platform.commands import Command as GameCommand
+from domain.platform.i18n import _
 
 if TYPE_CHECKING:
     from domain.lodge.game import LodgeGame
@@ -57,7 +58,14 @@ def parse_turn(text: str | None, html: str | None = None, seat: str = "gm") -> L
         first = False
         verb, args = words[0].lower().rstrip(":"), words[1:]
         if verb not in VERBS:
-            errors.append(LineError(number, f"I do not understand {words[0]!r}; commands are: {', '.join(VERBS)}"))
+            errors.append(
+                LineError(
+                    number,
+                    _("I do not understand {word!r}; commands are: {verbs}").format(
+                        word=words[0], verbs=", ".join(VERBS)
+                    ),
+                )
+            )
             block = None
             continue
         if block is not None and (verb == "heal" or (verb == "move" and line[:1].isspace())):
@@ -76,7 +84,7 @@ def parse_turn(text: str | None, html: str | None = None, seat: str = "gm") -> L
 
 def _line(verb: str, args: list[str], number: int, errors: list[LineError]) -> Command | None:
     def wrong(usage: str) -> None:
-        errors.append(LineError(number, f"write it as {usage!r}"))
+        errors.append(LineError(number, _("write it as {usage!r}").format(usage=usage)))
 
     low = [a.lower() for a in args]
     if verb == "pass":
@@ -90,7 +98,7 @@ def _line(verb: str, args: list[str], number: int, errors: list[LineError]) -> C
             return None
         return Command(number, "move", {"moves": [low[0]]})
     if verb == "heal":
-        errors.append(LineError(number, "a heal line goes directly below the cast or choose line it heals for"))
+        errors.append(LineError(number, _("a heal line goes directly below the cast or choose line it heals for")))
         return None
     if verb == "prepare":
         if len(args) != 3 or low[1] != "in":
@@ -122,17 +130,17 @@ def _slot(word: str) -> str:
 def _choice(block: Command, verb: str, args: list[str], number: int, errors: list[LineError]) -> None:
     if verb == "move":
         if len(args) != 1:
-            errors.append(LineError(number, "write it as 'move <room>'"))
+            errors.append(LineError(number, _("write it as 'move <room>'")))
             return
         block.args.setdefault("moves", []).append(args[0].lower())
         return
     if len(args) < 2 or not args[0].isdigit():
-        errors.append(LineError(number, "write it as 'heal <n> <colours>', e.g. 'heal 2 red blue'"))
+        errors.append(LineError(number, _("write it as 'heal <n> <colours>', e.g. 'heal 2 red blue'")))
         return
     n = int(args[0])
     colours = [c.strip().lower() for a in args[1:] for c in a.split(",") if c.strip()]
     if len(colours) not in (1, n):
-        errors.append(LineError(number, f"name one colour for all {n} cubes, or one colour per cube"))
+        errors.append(LineError(number, _("name one colour for all {n} cubes, or one colour per cube").format(n=n)))
         return
     block.args["heal"] = {"n": n, "colours": colours if len(colours) == n else colours * n, "line": number}
 
@@ -150,7 +158,7 @@ class LodgeTurn(Turn):
             return PassCmd(mage)
         if cmd.verb == "prepare":
             if a["slot"] not in SLOTS:
-                raise RuleViolation(f"slots are {', '.join(SLOTS)}", rule=GRAMMAR)
+                raise RuleViolation(_("slots are {items}").format(items=", ".join(SLOTS)), rule=GRAMMAR)
             return PrepareSpells(mage, {a["slot"]: a["card"]})
         if cmd.verb == "move":
             return PhysicalAction(mage, WALK, moves=list(a["moves"]))
@@ -164,18 +172,23 @@ class LodgeTurn(Turn):
                 return AnswerChoice(mage, waiting[0], a["offer"].lower())
             if waiting:
                 raise RuleViolation(
-                    f"several choices wait for you ({', '.join(waiting)}): write 'choose <choice> <option>'",
+                    _("several choices wait for you ({items}): write 'choose <choice> <option>'").format(
+                        items=", ".join(waiting)
+                    ),
                     rule=GRAMMAR,
                 )
         if cmd.verb == "choose":
             return ResolveFromCell(mage, a["offer"], a["accept"], list(a.get("moves", [])), heal)
         if a["slot"] not in SLOTS:
-            raise RuleViolation(f"slots are {', '.join(SLOTS)}", rule=GRAMMAR)
+            raise RuleViolation(_("slots are {items}").format(items=", ".join(SLOTS)), rule=GRAMMAR)
         sheet = game.state.mages.get(mage)
         held = sheet["slots"][a["slot"]]["card"] if sheet is not None else None
         if sheet is not None and held is not None and held != a["card"]:
             # the sender's own slot: naming the card guards against casting the wrong one
-            raise RuleViolation(f"your slot {a['slot']} holds {held!r}, not {a['card']!r}", rule=GRAMMAR)
+            raise RuleViolation(
+                _("your slot {slot} holds {held!r}, not {card!r}").format(slot=a["slot"], held=held, card=a["card"]),
+                rule=GRAMMAR,
+            )
         return CastSpell(mage, a["slot"], a["target"], list(a.get("moves", [])), heal)
 
     def _heal(self, game: LodgeGame, cmd: Command) -> list[int] | None:
@@ -188,52 +201,72 @@ class LodgeTurn(Turn):
         whose = cmd.args.get("target") if cmd.verb == "cast" else None
         model: str = whose if isinstance(whose, str) and (whose in s.mages or whose in s.evocations) else self.seat
         if model not in s.mages and model not in s.evocations:
-            raise RuleViolation(f"there is no Model {model!r} to heal", rule=GRAMMAR)
+            raise RuleViolation(_("there is no Model {model!r} to heal").format(model=model), rule=GRAMMAR)
         by_colour = {m["colour"]: mid for mid, m in s.mages.items()}
         track = damage_track(s, model)
         chosen: list[int] = []
         for colour in want["colours"]:
             owner = BLACK_ROSE if colour == "black" else by_colour.get(colour)
             if owner is None:
-                raise RuleViolation(f"no Mage plays {colour!r}", rule=GRAMMAR)
+                raise RuleViolation(_("no Mage plays {colour!r}").format(colour=colour), rule=GRAMMAR)
             free = [i for i, by in enumerate(track) if by in (owner, colour) and i not in chosen]
             if not free:
-                raise RuleViolation(f"{model} has no more {colour} cubes to heal", rule="L-HEAL-1")
+                raise RuleViolation(
+                    _("{model} has no more {colour} cubes to heal").format(model=model, colour=colour), rule="L-HEAL-1"
+                )
             chosen.append(free[-1])
         return sorted(chosen)
 
     def recorded(self, game: LodgeGame, cmd: Command, command: GameCommand, result: dict[str, Any]) -> list[str]:
         a = cmd.args
         if cmd.verb == "cast":
-            return [f"You cast {a['card']} from slot {a['slot']}" + (f" on {a['target']}." if a["target"] else ".")]
+            cast = (
+                _("You cast {card} from slot {slot} on {target}.")
+                if a["target"]
+                else _("You cast {card} from slot {slot}.")
+            )
+            return [cast.format(card=a["card"], slot=a["slot"], target=a["target"])]
         if cmd.verb == "prepare":
-            return [f"{a['card']} lies face down in slot {a['slot']}."]
+            return [_("{card} lies face down in slot {slot}.").format(card=a["card"], slot=a["slot"])]
         if cmd.verb == "move":
-            return [f"You walk to {a['moves'][0]}."]
+            return [_("You walk to {room}.").format(room=a["moves"][0])]
         # an answer is always recorded; if the board moved on since it was asked, its effect lapsed (said why)
-        lapsed = [f"Its effect lapsed: {result['lapsed']}"] if isinstance(result, dict) and result.get("lapsed") else []
+        lapsed = (
+            [_("Its effect lapsed: {lapsed}").format(lapsed=result["lapsed"])]
+            if isinstance(result, dict) and result.get("lapsed")
+            else []
+        )
         if cmd.verb == "choose" and a.get("answered"):
-            return [f"You answer {a['answered']}: {a['offer'].lower()}.", *lapsed]
+            return [
+                _("You answer {answered}: {answer}.").format(answered=a["answered"], answer=a["offer"].lower()),
+                *lapsed,
+            ]
         if cmd.verb == "choose":
-            return [f"You {'resolve' if a['accept'] else 'decline'} {a['offer']}."]
+            chosen = _("You resolve {offer}.") if a["accept"] else _("You decline {offer}.")
+            return [chosen.format(offer=a["offer"])]
         if cmd.verb == "answer":
-            return [f"You answer {a['choice']}: {a['option']}.", *lapsed]
-        return ["You pass."]
+            return [_("You answer {choice}: {option}.").format(choice=a["choice"], option=a["option"]), *lapsed]
+        return [_("You pass.")]
 
     def footer(self, game: LodgeGame) -> list[str]:
         s = game.state
         mage = s.mages.get(self.seat)
-        where = f"; you are in {s.positions.get(self.seat)}" if mage is not None else ""
+        where = s.positions.get(self.seat) if mage is not None else None
         # the answers offered now (domain.lodge.offers): a Cell offer's "resolve" only while in the Cell, none while
         # an effect of the sender's waits for another choice (L-EFF-1)
         offered = (
             offers_for(game, self.seat)["answers"] if mage is not None and s.phase not in ("setup", "ended") else {}
         )
         waiting = [
-            f"{cid} waits for you: {p['question']}; one of {', '.join(offered[cid])} (default {p['default']})."
+            _("{cid} waits for you: {question}; one of {items} (default {default}).").format(
+                cid=cid, question=p["question"], items=", ".join(offered[cid]), default=p["default"]
+            )
             if cid in offered
-            else f"{cid} waits for you: {p['question']}; answer the choice your effect waits for first."
+            else _("{cid} waits for you: {question}; answer the choice your effect waits for first.").format(
+                cid=cid, question=p["question"]
+            )
             for cid, p in sorted(s.prompts.items())
             if p["mage"] == self.seat
         ]
-        return ["", f"Turn {s.turn}, phase {s.phase}{where}.", *waiting]
+        turn = _("Turn {turn}, phase {phase}; you are in {room}.") if where else _("Turn {turn}, phase {phase}.")
+        return ["", turn.format(turn=s.turn, phase=s.phase, room=where), *waiting]

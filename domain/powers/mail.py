@@ -21,7 +21,7 @@ from domain.errors import NotFound, RuleViolation
 from domain.ids import GM
 from domain.mailturns import SALUTATION, Command, LineError, Turn, body_text, items, own_lines, whole, yes
 from domain.platform import commands as platform
-from domain.platform.i18n import _
+from domain.platform.i18n import N_, _
 from domain.powers import armies, magic, world
 from domain.powers import battle_rules as br
 from domain.powers import catalogue_commands as cc
@@ -142,7 +142,7 @@ def parse_turn(text: str | None, html: str | None = None, seat: str = GM) -> Pow
         if verb == "action":
             title = rest.strip() if sep and key == "action" else " ".join(args)
             if not title:
-                errors.append(LineError(number, "an action needs a title: 'action: Duel the Balrog'"))
+                errors.append(LineError(number, _("an action needs a title: 'action: Duel the Balrog'")))
                 continue
             block = Command(number, "action", {"title": title})
             block.broken = not _fits("title", title, number, errors)
@@ -150,14 +150,19 @@ def parse_turn(text: str | None, html: str | None = None, seat: str = GM) -> Pow
         elif verb == "class":
             kind = rest.strip() if sep and key == "class" else " ".join(args)
             if not kind:
-                errors.append(LineError(number, "a class action needs its kind: 'class: annex'"))
+                errors.append(LineError(number, _("a class action needs its kind: 'class: annex'")))
                 continue
             block = Command(number, "class", {"kind": kind.lower().replace(" ", "_")})
             block.broken = not _fits("reference", kind, number, errors)
             commands.append(block)
         elif verb not in VERBS:
             errors.append(
-                LineError(number, f"I do not understand {words[0]!r}; commands are: {', '.join(sorted(VERBS))}")
+                LineError(
+                    number,
+                    _("I do not understand {word!r}; commands are: {verbs}").format(
+                        word=words[0], verbs=", ".join(sorted(VERBS))
+                    ),
+                )
             )
         elif verb in FEATURE_VERBS:
             cmd = _feature(verb, stripped.split(None, 1)[1] if args else "", number, errors)
@@ -175,7 +180,13 @@ def _fits(name: str, value: str, number: int, errors: list[LineError]) -> bool:
     limit = LIMITS.get(name, MAX_NAME)
     if len(value) <= limit:
         return True
-    errors.append(LineError(number, f"{name} is at most {limit} characters, not {len(value)}", None))
+    errors.append(
+        LineError(
+            number,
+            _("{name} is at most {limit} characters, not {count}").format(name=name, limit=limit, count=len(value)),
+            None,
+        )
+    )
     return False
 
 
@@ -189,7 +200,7 @@ def _action_key(block: Command, key: str, value: str, number: int, errors: list[
         return
     if key == "slot":
         if value.lower() not in ("public", "private"):
-            errors.append(LineError(number, "slot is public or private", "P-ACT-1"))
+            errors.append(LineError(number, _("slot is public or private"), "P-ACT-1"))
         a["slot"] = value.lower()
     elif key in ("targets", "target"):
         a["targets"] = items(value)
@@ -220,9 +231,14 @@ def _params(value: str, number: int, errors: list[LineError]) -> dict[str, Any]:
     written; the rules check the names and values."""
     out: dict[str, Any] = {}
     for item in items(value):
-        name, _, raw = item.partition(" ")
+        name, _sep, raw = item.partition(" ")
         if not raw.strip():
-            errors.append(LineError(number, f"with lists inputs such as 'towns_claimed 1, town tharbad', not {item!r}"))
+            errors.append(
+                LineError(
+                    number,
+                    _("with lists inputs such as 'towns_claimed 1, town tharbad', not {item!r}").format(item=item),
+                )
+            )
             continue
         raw = raw.strip()
         out[name.lower()] = int(raw) if re.fullmatch(r"-?\d+", raw) else raw
@@ -232,7 +248,7 @@ def _params(value: str, number: int, errors: list[LineError]) -> dict[str, Any]:
 def _simple(verb: str, args: list[str], line_text: str, number: int, errors: list[LineError]) -> Command | None:
     def need(n: int, usage: str) -> bool:
         if len(args) < n:
-            errors.append(LineError(number, f"usage: {usage}"))
+            errors.append(LineError(number, _("usage: {usage}").format(usage=usage)))
             return False
         return True
 
@@ -247,7 +263,7 @@ def _simple(verb: str, args: list[str], line_text: str, number: int, errors: lis
     if verb in ("waive", "ready", "advance"):
         return Command(number, verb)
     if verb == "convert" and need(2, "convert <action> <how many>"):
-        n = whole(args[1], number, errors, "the number of conversions")
+        n = whole(args[1], number, errors, _("the number of conversions"))
         return Command(number, verb, {"action": args[0], "convert": n}) if n is not None else None
     if verb == "discard" and need(1, "discard <action>"):
         return Command(number, verb, {"action": args[0]})
@@ -277,7 +293,7 @@ def _simple(verb: str, args: list[str], line_text: str, number: int, errors: lis
         try:
             hours = float(args[0])
         except ValueError:
-            errors.append(LineError(number, f"hours must be a number, not {args[0]!r}", "GM-8"))
+            errors.append(LineError(number, _("hours must be a number, not {hours!r}").format(hours=args[0]), "GM-8"))
             return None
         return Command(number, verb, {"hours": hours, "reason": " ".join(args[1:])})
     if verb == "timezone" and need(1, "timezone <Area/City>"):
@@ -285,7 +301,7 @@ def _simple(verb: str, args: list[str], line_text: str, number: int, errors: lis
     if verb == "resolve":
         return Command(number, verb, {"announcement": line_text.split(None, 1)[1] if len(args) else ""})
     if verb == "difficulty" and need(2, "difficulty <action> <n> [sealed]"):
-        n = whole(args[1], number, errors, "the difficulty")
+        n = whole(args[1], number, errors, _("the difficulty"))
         sealed = "sealed" in [x.lower() for x in args[2:]]
         return Command(number, verb, {"action": args[0], "value": n, "sealed": sealed}) if n is not None else None
     if verb in ("grant", "refuse") and need(1, f"{verb} <request>"):
@@ -352,9 +368,14 @@ def _amounts(text: str, number: int, errors: list[LineError], what: str) -> dict
     for item in items(text):
         parts = item.split()
         if len(parts) != 2:
-            errors.append(LineError(number, f"{what} lists amounts such as '2 coin, 1 favor', not {item!r}"))
+            errors.append(
+                LineError(
+                    number,
+                    _("{what} lists amounts such as '2 coin, 1 favor', not {item!r}").format(what=what, item=item),
+                )
+            )
             return None
-        n = whole(parts[0], number, errors, f"the amount of {parts[1]}")
+        n = whole(parts[0], number, errors, _("the amount of {resource}").format(resource=parts[1]))
         if n is None:
             return None
         out[parts[1].lower()] = out.get(parts[1].lower(), 0) + n
@@ -376,7 +397,7 @@ def _gm_feature(verb: str, rest: str, number: int, errors: list[LineError]) -> d
     elif verb == "award" and (
         m := re.match(r"^(?P<power>.+?)\s+(?P<n>\S+)\s+fame\s+for\s+(?P<reason>.+)$", rest, re.IGNORECASE)
     ):
-        n = whole(m.group("n"), number, errors, "the fame")
+        n = whole(m.group("n"), number, errors, _("the fame"))
         if n is not None and _fits("reason", m.group("reason"), number, errors):
             return {"power": m.group("power"), "amount": n, "reason": m.group("reason")}
     elif verb == "answer" and len(words) > 1 and _fits("answer", rest.split(None, 1)[1], number, errors):
@@ -385,19 +406,19 @@ def _gm_feature(verb: str, rest: str, number: int, errors: list[LineError]) -> d
         if len(words) == 3:
             return {"how": "done", "ambition": words[1], "task": words[2], "fame": None}
         if len(words) == 5 and words[3].lower() == "fame":
-            n = whole(words[4], number, errors, "the fame")
+            n = whole(words[4], number, errors, _("the fame"))
             return {"how": "done", "ambition": words[1], "task": words[2], "fame": n} if n is not None else None
     elif verb == "task" and len(words) >= 4 and words[0].lower() == "lost":
         reason = rest.split(None, 3)[3]
         if _fits("reason", reason, number, errors):
             return {"how": "lost", "ambition": words[1], "task": words[2], "reason": reason}
     elif verb == "mana" and (m := re.match(r"^(?P<power>.+?)\s+(?P<n>\S+)\s+(?P<element>\S+)$", rest)):
-        n = whole(m.group("n"), number, errors, "the mana")
+        n = whole(m.group("n"), number, errors, _("the mana"))
         return {"power": m.group("power"), "amount": n, "element": m.group("element")} if n is not None else None
     elif verb == "channel" and (
         m := re.match(r"^(?P<n>\S+)\s+(?P<element>\S+)\s+into\s+(?P<action>\S+)$", rest, re.IGNORECASE)
     ):
-        n = whole(m.group("n"), number, errors, "the mana")
+        n = whole(m.group("n"), number, errors, _("the mana"))
         return {"amount": n, "element": m.group("element"), "action_id": m.group("action")} if n is not None else None
     elif verb == "teach" and (m := re.match(r"^(?P<spell>\S+)\s+to\s+(?P<power>.+)$", rest, re.IGNORECASE)):
         return {"spell": m.group("spell"), "power": m.group("power")}
@@ -437,7 +458,7 @@ def _world_feature(verb: str, rest: str, number: int, errors: list[LineError]) -
     if verb == "maintain" and rest and _fits("reference", rest, number, errors):
         return {"feature": rest}
     if verb == "aim" and (m := AIM.match(rest)):
-        floor = whole(m.group("floor"), number, errors, "the floor") if m.group("floor") else None
+        floor = whole(m.group("floor"), number, errors, _("the floor")) if m.group("floor") else None
         refs = [m.group(k) for k in ("action", "at", "kind", "with") if m.group(k)]
         if (floor is not None or not m.group("floor")) and all(_fits("reference", r, number, errors) for r in refs):
             return {k: m.group(k) for k in ("action", "at", "kind", "with")} | {
@@ -453,9 +474,11 @@ def _world_feature(verb: str, rest: str, number: int, errors: list[LineError]) -
         for item in _hex_items(m.group("amounts")):
             parts = item.split()
             if len(parts) != 3 or parts[1].lower() != "at" or not HEX.match(parts[2]):
-                errors.append(LineError(number, f"influence spend lists '<n> at <hex>', not {item!r}"))
+                errors.append(
+                    LineError(number, _("influence spend lists '<n> at <hex>', not {item!r}").format(item=item))
+                )
                 return None
-            n = whole(parts[0], number, errors, f"the influence at {parts[2]}")
+            n = whole(parts[0], number, errors, _("the influence at {hex}").format(hex=parts[2]))
             if n is None:
                 return None
             amounts[parts[2]] = amounts.get(parts[2], 0) + n
@@ -465,7 +488,9 @@ def _world_feature(verb: str, rest: str, number: int, errors: list[LineError]) -
         for item in _hex_items(rest.split(None, 1)[1]):
             parts = item.split()
             if len(parts) != 3 or parts[1].lower() != "to" or not (HEX.match(parts[0]) and HEX.match(parts[2])):
-                errors.append(LineError(number, f"influence shift lists '<hex> to <hex>', not {item!r}"))
+                errors.append(
+                    LineError(number, _("influence shift lists '<hex> to <hex>', not {item!r}").format(item=item))
+                )
                 return None
             shifts.append([parts[0], parts[2]])
         return {"shifts": shifts}
@@ -503,14 +528,14 @@ def _feature(verb: str, rest: str, number: int, errors: list[LineError]) -> Comm
     elif verb == "insight" and rest and _fits("question", rest, number, errors):
         args = {"question": rest}
     elif verb == "buy" and tail:
-        name, _, detail = tail.partition(":")
+        name, _sep, detail = tail.partition(":")
         if _fits("reference", name.strip(), number, errors) and _fits("detail", detail.strip(), number, errors):
             args = {"kind": sub, "name": name.strip(), "detail": detail.strip()}
     elif verb == "nerf" and sub in ("keep", "refund", "swap") and tail:
-        perk, _, swap = tail.partition(" for ") if sub == "swap" else (tail, "", "")
+        perk, _sep, swap = tail.partition(" for ") if sub == "swap" else (tail, "", "")
         if sub != "swap" or swap.strip():
-            name, _, detail = perk.partition(":")
-            to, _, to_detail = swap.partition(":")
+            name, _sep, detail = perk.partition(":")
+            to, _sep, to_detail = swap.partition(":")
             fields = [name, to]
             if all(_fits("reference", f.strip(), number, errors) for f in fields) and all(
                 _fits("detail", d.strip(), number, errors) for d in (detail, to_detail)
@@ -541,7 +566,7 @@ def _feature(verb: str, rest: str, number: int, errors: list[LineError]) -> Comm
         args = _gm_feature(verb, rest, number, errors)
     if args is None:
         if len(errors) == before:
-            errors.append(LineError(number, f"usage: {USAGE[verb]}"))
+            errors.append(LineError(number, _("usage: {usage}").format(usage=USAGE[verb])))
         return None
     return Command(number, verb, args)
 
@@ -581,9 +606,9 @@ class PowersTurn(Turn):
         against the game as the lines before it left it."""
         me, a = self.seat, cmd.args
         if cmd.verb in GM_ONLY and me != GM:
-            raise RuleViolation(f"only the GM may {cmd.verb}", field="command")
+            raise RuleViolation(_("only the GM may {verb}").format(verb=cmd.verb), field="command")
         if cmd.verb not in GM_ONLY and me == GM:
-            raise RuleViolation("the GM plays adversaries on the web or through the API", field="command")
+            raise RuleViolation(_("the GM plays adversaries on the web or through the API"), field="command")
         if cmd.verb == "action":
             propose = a.get("propose", False)
             return pc.SubmitAction(
@@ -746,42 +771,61 @@ class PowersTurn(Turn):
             self.lines.append(cmd.line)
             kind = command.kind.replace("_", " ")
             return [
-                f"Class action {kind}: difficulty {result['difficulty']}.",
+                _("Class action {kind}: difficulty {difficulty}.").format(kind=kind, difficulty=result["difficulty"]),
                 *_action_lines(game, result["action_id"]),
             ]
         if isinstance(command, (pc.RollAction, pc.LockConversions)):
             return _action_lines(game, command.action_id)
         if isinstance(command, pc.DiscardAction):
-            return [f"Discarded {game.action(command.action_id).title!r} (it stays spent)."]
+            return [_("Discarded {title!r} (it stays spent).").format(title=game.action(command.action_id).title)]
         if isinstance(command, pc.AcceptConsequence):
-            return [f"Accepted consequence {a['consequence']} on {game.action(command.action_id).title!r}."]
+            return [
+                _("Accepted consequence {consequence} on {title!r}.").format(
+                    consequence=a["consequence"], title=game.action(command.action_id).title
+                )
+            ]
         if isinstance(command, pc.AcceptReactionConsequence):
-            return [f"Accepted consequence {command.consequence_id} on your reaction {command.reaction_id}."]
+            return [
+                _("Accepted consequence {consequence_id} on your reaction {reaction_id}.").format(
+                    consequence_id=command.consequence_id, reaction_id=command.reaction_id
+                )
+            ]
         if isinstance(command, pc.DeclareReaction):
             return [
-                f"Resisted (reaction {result['reaction_id']}): roll {result['roll_no']} gave {result['faces']}: "
-                f"{result['successes']} successes, {result['consequences']} consequences."
+                _(
+                    "Resisted (reaction {reaction_id}): roll {roll_no} gave {faces}: {successes} successes, "
+                    "{consequences} consequences."
+                ).format(
+                    reaction_id=result["reaction_id"],
+                    roll_no=result["roll_no"],
+                    faces=result["faces"],
+                    successes=result["successes"],
+                    consequences=result["consequences"],
+                )
             ]
         if isinstance(command, pc.WaiveReactions):
-            return ["You waived your reaction this month."]
+            return [_("You waived your reaction this month.")]
         if isinstance(command, platform.DeclareReady):
-            return ["Marked ready for this month."]
+            return [_("Marked ready for this month.")]
         if isinstance(command, platform.RequestExtension):
-            return [f"Asked the GM for {a['hours']:g} more hours."]
+            return [_("Asked the GM for {hours:g} more hours.").format(hours=a["hours"])]
         if isinstance(command, platform.SetTimezone):
-            return [f"Times are now shown in {a['timezone']}."]
+            return [_("Times are now shown in {timezone}.").format(timezone=a["timezone"])]
         if isinstance(command, pc.Advance):
-            return [f"The calendar moved on: {result['step']}."]
+            return [_("The calendar moved on: {step}.").format(step=result["step"])]
         if isinstance(command, pc.Resolve):
-            return [f"Resolved {len(result['queue'])} actions and published."]
+            return [_("Resolved {count} actions and published.").format(count=len(result["queue"]))]
         if isinstance(command, pc.SetDifficulty):
-            return [f"Difficulty of {a['action']} recorded{' (sealed)' if a['sealed'] else ''}."]
+            said = (
+                _("Difficulty of {action} recorded (sealed).") if a["sealed"] else _("Difficulty of {action} recorded.")
+            )
+            return [said.format(action=a["action"])]
         if isinstance(command, platform.GrantExtension):
-            return [f"Granted {a['request']}."]
+            return [_("Granted {request}.").format(request=a["request"])]
         if isinstance(command, platform.RefuseExtension):
-            return [f"Refused {a['request']}."]
+            return [_("Refused {request}.").format(request=a["request"])]
         if isinstance(command, platform.CloseWindow):
-            return [f"Closed {a['window']}."]
+            return [_("Closed {window}.").format(window=a["window"])]
         return _feature_lines(game, command, result)
 
     def _more(self, game: Game, cmd: Command) -> Any:
@@ -858,12 +902,13 @@ class PowersTurn(Turn):
     def footer(self, game: Game) -> list[str]:
         s = game.state
         zone = ZoneInfo(game.timezone_for(self.seat))
-        lines = ["", f"Season {s.season}, month {s.month}: {s.step}."]
+        lines = ["", _("Season {season}, month {month}: {step}.").format(season=s.season, month=s.month, step=s.step)]
         for w in s.windows.values():
             if not w.closed:
                 mine = w.deadline_for(self.seat if self.seat != GM else None)
                 local = datetime.fromisoformat(mine).astimezone(zone).strftime("%a %d %b %Y %H:%M %Z")
-                lines.append(f"{w.kind.capitalize()} closes {local} ({zone.key}).")
+                closes = _("{window} closes {time} ({zone}).")
+                lines.append(closes.format(window=w.kind.capitalize(), time=local, zone=zone.key))
         return lines
 
     def _action(self, game: Game, ref: str) -> str:
@@ -874,23 +919,40 @@ class PowersTurn(Turn):
         for act in game.actions_of(self.seat):
             if act.id == ref:
                 return str(act.id)
-        raise NotFound(f"you have no action {ref!r} this month", field="action")
+        raise NotFound(_("you have no action {ref!r} this month").format(ref=ref), field="action")
 
 
 def _action_lines(game: Game, action_id: str) -> list[str]:
     act = game.action(action_id)
-    lines = [f"Action {act.index} ({action_id}): {act.title!r}, {act.slot}."]
+    lines = [
+        _("Action {index} ({action_id}): {title!r}, {slot}.").format(
+            index=act.index, action_id=action_id, title=act.title, slot=act.slot
+        )
+    ]
     if act.pool is None:
-        lines.append("  Proposed: the GM sets the difficulty, then roll it on the web or with 'convert'.")
+        lines.append(_("  Proposed: the GM sets the difficulty, then roll it on the web or with 'convert'."))
         return lines
     t = game.tally(act)
     faces = [d.face for d in act.pool.dice]
+    rolled = (
+        _("  Roll {roll_no}: {faces}; pool size {pool_size}; {successes} successes, {consequences} consequences.")
+        if act.pool.locked
+        else _(
+            "  Roll {roll_no}: {faces}; pool size {pool_size}; {successes} successes, {consequences} consequences "
+            "(conversions not fixed yet)."
+        )
+    )
     lines.append(
-        f"  Roll {act.pool.roll_no}: {faces}; pool size {t.pool_size}; {t.successes} successes, "
-        f"{t.consequences} consequences{'' if act.pool.locked else ' (conversions not fixed yet)'}."
+        rolled.format(
+            roll_no=act.pool.roll_no,
+            faces=faces,
+            pool_size=t.pool_size,
+            successes=t.successes,
+            consequences=t.consequences,
+        )
     )
     if act.digest:
-        lines.append(f"  Submission digest: {act.digest}")
+        lines.append(_("  Submission digest: {digest}").format(digest=act.digest))
     return lines
 
 
@@ -898,7 +960,7 @@ def _power(game: Game, ref: str, field: str = "targets") -> str:
     for p in game.state.powers.values():
         if ref in (p.id,) or ref.lower() == p.name.lower():
             return str(p.id)
-    raise NotFound(f"no power {ref!r} in this game", field=field)
+    raise NotFound(_("no power {ref!r} in this game").format(ref=ref), field=field)
 
 
 def _place(game: Game, ref: str) -> tuple[str | None, str | None]:
@@ -928,7 +990,9 @@ def _conduit(mine: dict[str, Any], ref: str | None) -> str:
     if ref is None:
         if len(conduits) == 1:
             return str(conduits[0]["id"])
-        raise RuleViolation("name the conduit you cast through: 'through <conduit>'", rule="P-MAG-5", field="through")
+        raise RuleViolation(
+            _("name the conduit you cast through: 'through <conduit>'"), rule="P-MAG-5", field="through"
+        )
     for c in conduits:
         if ref.lower() in (c["id"].lower(), c["name"].lower()):
             return str(c["id"])
@@ -936,99 +1000,189 @@ def _conduit(mine: dict[str, Any], ref: str | None) -> str:
 
 
 def _wallet(changes: dict[str, int]) -> str:
-    return ", ".join(f"{n} {resource}" for resource, n in changes.items()) or "nothing"
+    return ", ".join(f"{n} {resource}" for resource, n in changes.items()) or _("nothing")
 
 
 def _feature_lines(game: Game, command: Any, result: dict[str, Any]) -> list[str]:
     """What the reply says of a wallet, trade, development, ambition or magic line."""
     name = {p.id: p.name for p in game.state.powers.values()}
     if isinstance(command, dev.ChooseControl):
-        return [f"You exert control with {command.resource}."]
+        return [_("You exert control with {resource}.").format(resource=command.resource)]
     if isinstance(command, dev.SpendResources):
-        return [f"Spent {_wallet(command.changes)}: {command.reason}."]
+        return [_("Spent {wallet}: {reason}.").format(wallet=_wallet(command.changes), reason=command.reason)]
     if isinstance(command, dev.ProposeTrade):
         return [
-            f"Offered trade {result['trade_id']} to {name[command.to]}: you give {_wallet(command.give)}, "
-            f"for {_wallet(command.want)}."
+            _("Offered trade {trade_id} to {name}: you give {give}, for {want}.").format(
+                trade_id=result["trade_id"],
+                name=name[command.to],
+                give=_wallet(command.give),
+                want=_wallet(command.want),
+            )
         ]
     if isinstance(command, (dev.AcceptTrade, dev.DeclineTrade, dev.WithdrawTrade)):
-        done = {dev.AcceptTrade: "Accepted", dev.DeclineTrade: "Declined", dev.WithdrawTrade: "Withdrew"}
-        return [f"{done[type(command)]} trade {command.trade_id}."]
+        done = {
+            dev.AcceptTrade: N_("Accepted trade {trade_id}."),
+            dev.DeclineTrade: N_("Declined trade {trade_id}."),
+            dev.WithdrawTrade: N_("Withdrew trade {trade_id}."),
+        }
+        return [_(done[type(command)]).format(trade_id=command.trade_id)]
     if isinstance(command, dev.SpendFavor):
         if command.use == "mana" and command.action_id:
-            return [f"Spent a favor on {command.element} mana, held by {game.action(command.action_id).title!r}."]
+            return [
+                _("Spent a favor on {element} mana, held by {title!r}.").format(
+                    element=command.element, title=game.action(command.action_id).title
+                )
+            ]
         if command.use == "mana":
-            return [f"Spent a favor on {command.element} mana."]
-        return [f"Spent a favor on a {command.use}: request {result['question_id']}; the GM answers."]
-    if isinstance(command, dev.SpendInsight):
-        return [f"Spent an insight: question {result['question_id']}; the GM answers."]
-    if isinstance(command, dev.BuyDevelopment):
-        return [f"Bought {command.kind} {command.name} for {result['price']} fame."]
-    if isinstance(command, dev.SettleNerf):
-        settled = {"keep": "Kept", "refund": "Refunded", "swap": "Swapped"}[command.choice]
-        return [f"{settled} the nerfed {command.name}{f' for {command.swap_to}' if command.swap_to else ''}."]
-    if isinstance(command, (dev.AcceptAmbition, dev.DeclineAmbition, dev.AbandonAmbition)):
-        taken = {dev.AcceptAmbition: "Accepted", dev.DeclineAmbition: "Declined", dev.AbandonAmbition: "Abandoned"}
-        return [f"{taken[type(command)]} ambition {command.ambition_id}."]
-    if isinstance(command, magic.CastSpell):
+            return [_("Spent a favor on {element} mana.").format(element=command.element)]
         return [
-            f"Cast {result['name']} at {result['target']} (rank {result['rank']}), paying {_wallet(result['paid'])}; "
-            f"mana left: {_wallet(result['mana'])}."
+            _("Spent a favor on a {use}: request {question_id}; the GM answers.").format(
+                use=command.use, question_id=result["question_id"]
+            )
         ]
-    if isinstance(command, magic.ContributeMana):
-        return [f"Put {', '.join(command.mana)} into {command.action_id}; mana left: {_wallet(result['mana'])}."]
-    if isinstance(command, magic.PayMana):
-        return [f"Paid {result['cost']} for {command.action_id}; mana left: {_wallet(result['mana'])}."]
-    if isinstance(command, world.AimAction):
-        at = command.town_id or command.feature_id
-        return [f"Aimed {command.action_id} to {command.aim} at {at}: difficulty {result['difficulty']}."]
-    if isinstance(command, (world.SpendInfluence, world.ShiftInfluence)):
-        held = game.state.powers[command.power_id].influence
-        what = (
-            f"Spent influence {_influence(command.amounts)} on {command.action_id}"
-            if isinstance(command, world.SpendInfluence)
-            else "Shifted influence " + ", ".join(f"{a} to {b}" for a, b in command.shifts)
-        )
-        return [f"{what}; influence now: {_influence(held)}."]
-    if isinstance(command, world.PayMaintenance):
-        return [f"Paid the maintenance of {command.feature_id}."]
+    if isinstance(command, dev.SpendInsight):
+        return [
+            _("Spent an insight: question {question_id}; the GM answers.").format(question_id=result["question_id"])
+        ]
+    if isinstance(command, dev.BuyDevelopment):
+        return [
+            _("Bought {kind} {name} for {price} fame.").format(
+                kind=command.kind, name=command.name, price=result["price"]
+            )
+        ]
+    if isinstance(command, dev.SettleNerf):
+        settled = {
+            "keep": N_("Kept the nerfed {name}."),
+            "refund": N_("Refunded the nerfed {name}."),
+            "swap": N_("Swapped the nerfed {name} for {swap_to}.")
+            if command.swap_to
+            else N_("Swapped the nerfed {name}."),
+        }[command.choice]
+        return [_(settled).format(name=command.name, swap_to=command.swap_to)]
+    if isinstance(command, (dev.AcceptAmbition, dev.DeclineAmbition, dev.AbandonAmbition)):
+        taken = {
+            dev.AcceptAmbition: N_("Accepted ambition {ambition_id}."),
+            dev.DeclineAmbition: N_("Declined ambition {ambition_id}."),
+            dev.AbandonAmbition: N_("Abandoned ambition {ambition_id}."),
+        }
+        return [_(taken[type(command)]).format(ambition_id=command.ambition_id)]
+    magic_world = _magic_world_lines(game, command, result)
+    if magic_world is not None:
+        return magic_world
     more = _more_lines(game, name, command, result)
     if more is None:
         more = _battle_lines(game, name, command, result)
     return more if more is not None else _gm_lines(name, command, result)
 
 
+def _magic_world_lines(game: Game, command: Any, result: dict[str, Any]) -> list[str] | None:
+    """What the reply says of a magic or map line of a power; None for another command."""
+    if isinstance(command, magic.CastSpell):
+        return [
+            _("Cast {name} at {target} (rank {rank}), paying {paid}; mana left: {mana}.").format(
+                name=result["name"],
+                target=result["target"],
+                rank=result["rank"],
+                paid=_wallet(result["paid"]),
+                mana=_wallet(result["mana"]),
+            )
+        ]
+    if isinstance(command, magic.ContributeMana):
+        return [
+            _("Put {items} into {action_id}; mana left: {wallet}.").format(
+                items=", ".join(command.mana), action_id=command.action_id, wallet=_wallet(result["mana"])
+            )
+        ]
+    if isinstance(command, magic.PayMana):
+        return [
+            _("Paid {cost} for {action_id}; mana left: {wallet}.").format(
+                cost=result["cost"], action_id=command.action_id, wallet=_wallet(result["mana"])
+            )
+        ]
+    if isinstance(command, world.AimAction):
+        at = command.town_id or command.feature_id
+        return [
+            _("Aimed {action_id} to {aim} at {at}: difficulty {difficulty}.").format(
+                action_id=command.action_id, aim=command.aim, at=at, difficulty=result["difficulty"]
+            )
+        ]
+    if isinstance(command, (world.SpendInfluence, world.ShiftInfluence)):
+        held = game.state.powers[command.power_id].influence
+        if isinstance(command, world.SpendInfluence):
+            what = _("Spent influence {influence} on {action_id}; influence now: {held}.")
+            return [
+                what.format(influence=_influence(command.amounts), action_id=command.action_id, held=_influence(held))
+            ]
+        shifts = ", ".join(_("{a} to {b}").format(a=a, b=b) for a, b in command.shifts)
+        return [_("Shifted influence {shifts}; influence now: {held}.").format(shifts=shifts, held=_influence(held))]
+    if isinstance(command, world.PayMaintenance):
+        return [_("Paid the maintenance of {feature_id}.").format(feature_id=command.feature_id)]
+    return None
+
+
 def _influence(held: dict[str, int]) -> str:
-    return ", ".join(f"{n} at {h}" for h, n in sorted(held.items()) if n) or "none"
+    return ", ".join(_("{n} at {hex}").format(n=n, hex=h) for h, n in sorted(held.items()) if n) or _("none")
 
 
 def _gm_lines(name: dict[str, str], command: Any, result: dict[str, Any]) -> list[str]:
     """What the reply says of a GM's wallet, fame, question, task or magic line."""
     if isinstance(command, dev.AdjustResources):
         changes = ", ".join(f"{n:+d} {resource}" for resource, n in command.changes.items())
-        return [f"{name[command.power_id]}: {changes} ({command.reason})."]
+        return [
+            _("{name}: {changes} ({reason}).").format(
+                name=name[command.power_id], changes=changes, reason=command.reason
+            )
+        ]
     if isinstance(command, dev.AwardFame):
-        return [f"Awarded {name[command.power_id]} {command.amount} fame ({command.reason})."]
+        return [
+            _("Awarded {name} {amount} fame ({reason}).").format(
+                name=name[command.power_id], amount=command.amount, reason=command.reason
+            )
+        ]
     if isinstance(command, dev.AnswerQuestion):
-        return [f"Answered {command.question_id}."]
+        return [_("Answered {question_id}.").format(question_id=command.question_id)]
     if isinstance(command, dev.CompleteTask):
-        return [f"Task {command.task_id} of {command.ambition_id} is done."]
+        return [
+            _("Task {task_id} of {ambition_id} is done.").format(
+                task_id=command.task_id, ambition_id=command.ambition_id
+            )
+        ]
     if isinstance(command, dev.LoseTask):
-        return [f"Task {command.task_id} of {command.ambition_id} is lost ({command.reason})."]
+        return [
+            _("Task {task_id} of {ambition_id} is lost ({reason}).").format(
+                task_id=command.task_id, ambition_id=command.ambition_id, reason=command.reason
+            )
+        ]
     if isinstance(command, magic.GrantMana):
         held = _wallet(result["mana"])
-        return [f"Granted {name[command.power_id]} {command.amount} {command.element}: it holds {held}."]
+        return [
+            _("Granted {name} {amount} {element}: it holds {held}.").format(
+                name=name[command.power_id], amount=command.amount, element=command.element, held=held
+            )
+        ]
     if isinstance(command, magic.ChannelMana):
-        return [f"Channelled {command.amount} {command.element} into {command.action_id}."]
+        return [
+            _("Channelled {amount} {element} into {action_id}.").format(
+                amount=command.amount, element=command.element, action_id=command.action_id
+            )
+        ]
     if isinstance(command, magic.TeachSpell):
-        return [f"Taught {command.spell_id} to {name[command.power_id]}."]
+        return [_("Taught {spell_id} to {name}.").format(spell_id=command.spell_id, name=name[command.power_id])]
     if isinstance(command, world.SetClaim):
-        return [f"{name[command.power_id]} claims {command.town_id} ({command.reason})."]
+        return [
+            _("{name} claims {town_id} ({reason}).").format(
+                name=name[command.power_id], town_id=command.town_id, reason=command.reason
+            )
+        ]
     if isinstance(command, world.DropClaim):
-        return [f"{name[command.power_id]} no longer claims {command.town_id} ({command.reason})."]
+        return [
+            _("{name} no longer claims {town_id} ({reason}).").format(
+                name=name[command.power_id], town_id=command.town_id, reason=command.reason
+            )
+        ]
     if isinstance(command, world.RevealFeature):
-        return [f"Showed {command.feature_id} to {name[command.to]}."]
-    return [f"{command.action_id} tries to dispel {command.ritual}."]
+        return [_("Showed {feature_id} to {name}.").format(feature_id=command.feature_id, name=name[command.to])]
+    return [_("{action_id} tries to dispel {ritual}.").format(action_id=command.action_id, ritual=command.ritual)]
 
 
 def _assets(game: Game, me: str, picks: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -1041,7 +1195,7 @@ def _assets(game: Game, me: str, picks: list[dict[str, Any]]) -> list[dict[str, 
             if me in x.holders and not x.used_up and (x.id == ref or x.name.lower() == ref.lower())
         ]
         if not mine:
-            raise RuleViolation(f"you hold no asset {ref!r}", rule="P-ASSET-1", field="assets")
+            raise RuleViolation(_("you hold no asset {ref!r}").format(ref=ref), rule="P-ASSET-1", field="assets")
         out.append({"asset_id": sorted(mine, key=lambda x: x.id)[0].id, "mode": pick["mode"]})
     return out
 
@@ -1184,7 +1338,7 @@ def _reaction_line(words: list[str], rest: str, number: int, errors: list[LineEr
     head, pool = split
     m = re.match(r"^(?P<kind>\S+)(?:\s+on\s+(?P<trigger>\S+))?(?:\s+fee\s+(?P<fee>\S+))?$", head, re.IGNORECASE)
     if m and _fits("note", note, number, errors):
-        fee = whole(m.group("fee"), number, errors, "the fee") if m.group("fee") else None
+        fee = whole(m.group("fee"), number, errors, _("the fee")) if m.group("fee") else None
         if fee is None and m.group("fee"):
             return None
         return {
@@ -1255,7 +1409,7 @@ def _army_line(words: list[str], rest: str, number: int, errors: list[LineError]
         if m:
             choices: list[Any] = []
             for item in items(m.group("choices")):
-                kind, _, keyword = item.partition(" ")
+                kind, _sep, keyword = item.partition(" ")
                 choices.append({"bonus": "keyword", "keyword": keyword.strip()} if kind == "keyword" else item)
             return {"how": "choose", "army": m.group("army"), "choices": choices, "new_class": m.group("cls")}
     return None
@@ -1304,45 +1458,80 @@ def _more_lines(game: Game, name: dict[str, str], command: Any, result: dict[str
     if item is not None:
         return item
     if isinstance(command, (cc.SubmitDuel, cc.SubmitSeeking)):
-        what = "Seeking"
+        what = _("Seeking: difficulty {difficulty}.")
         if isinstance(command, cc.SubmitDuel):
             who = name.get(command.target, command.target)
-            what = f"Duel of {who}" if command.target_is_power else f"Duel of the character {who}"
-        return [f"{what}: difficulty {result.get('difficulty')}.", *_action_lines(game, result["action_id"])]
+            what = (
+                _("Duel of {who}: difficulty {difficulty}.")
+                if command.target_is_power
+                else _("Duel of the character {who}: difficulty {difficulty}.")
+            )
+        else:
+            who = ""
+        said = what.format(who=who, difficulty=result.get("difficulty"))
+        return [said, *_action_lines(game, result["action_id"])]
     if isinstance(command, cc.JoinAction):
-        got = f"rolled {result.get('faces')}, {result.get('successes')} successes" if result else "joined"
-        return [f"Joined {command.action_id}: {got}."]
+        if not result:
+            return [_("Joined {action_id}.").format(action_id=command.action_id)]
+        got = _("Joined {action_id}: rolled {faces}, {successes} successes.")
+        return [got.format(action_id=command.action_id, faces=result.get("faces"), successes=result.get("successes"))]
     if isinstance(command, cc.TakeFreeAction):
-        return [f"Took the free action {command.kind} with {command.asset_id}."]
+        return [_("Took the free action {kind} with {asset_id}.").format(kind=command.kind, asset_id=command.asset_id)]
     if isinstance(command, cc.GainExtraReaction):
-        return [f"One more reaction this month, through {command.perk}."]
+        return [_("One more reaction this month, through {perk}.").format(perk=command.perk)]
     if isinstance(command, cc.UseReaction):
         shown = ", ".join(f"{k} {v}" for k, v in result.items() if k not in ("reaction_id", "kind"))
-        return [f"Used the reaction {command.kind} ({result.get('reaction_id')}){': ' + shown if shown else ''}."]
+        used = (
+            _("Used the reaction {kind} ({reaction_id}): {shown}.")
+            if shown
+            else _("Used the reaction {kind} ({reaction_id}).")
+        )
+        return [used.format(kind=command.kind, reaction_id=result.get("reaction_id"), shown=shown)]
     if isinstance(command, cc.AcceptShareConsequence):
-        return [f"Accepted consequence {command.consequence_id} of your share in {command.action_id}."]
+        return [
+            _("Accepted consequence {consequence_id} of your share in {action_id}.").format(
+                consequence_id=command.consequence_id, action_id=command.action_id
+            )
+        ]
+    return _army_lines(name, command, result)
+
+
+def _army_lines(name: dict[str, str], command: Any, result: dict[str, Any]) -> list[str] | None:
+    """What the reply says of an army's line, the GM's dice, terms and quota perks; None for another command."""
     if isinstance(command, armies.PaySupport):
-        return [f"Paid support: {_wallet(command.changes)}."]
+        return [_("Paid support: {wallet}.").format(wallet=_wallet(command.changes))]
     if isinstance(command, armies.AimArmyAction):
-        return [f"Aimed {command.action_id} to {command.kind}."]
+        return [_("Aimed {action_id} to {kind}.").format(action_id=command.action_id, kind=command.kind)]
     if isinstance(command, armies.RollLevelUp):
-        return [f"Level-up of {command.army_id} rolled {result['faces']}: choose its bonuses."]
+        return [
+            _("Level-up of {army_id} rolled {faces}: choose its bonuses.").format(
+                army_id=command.army_id, faces=result["faces"]
+            )
+        ]
     if isinstance(command, armies.ChooseLevelUp):
-        return [f"Level-up of {command.army_id} chosen."]
+        return [_("Level-up of {army_id} chosen.").format(army_id=command.army_id)]
     if isinstance(command, armies.DiscardTrain):
-        return [f"Discarded the level-up of {command.army_id}."]
+        return [_("Discarded the level-up of {army_id}.").format(army_id=command.army_id)]
     if isinstance(command, armies.KeepScars):
-        return [f"{command.army_id} {'keeps its scars' if command.keep else 'heals its scars'}."]
+        kept = _("{army_id} keeps its scars.") if command.keep else _("{army_id} heals its scars.")
+        return [kept.format(army_id=command.army_id)]
     if isinstance(command, armies.PayArmyFee):
-        return [f"Paid the fee of {command.army_id} in {command.resource}."]
+        return [
+            _("Paid the fee of {army_id} in {resource}.").format(army_id=command.army_id, resource=command.resource)
+        ]
     if isinstance(command, armies.DisbandArmy):
-        return [f"Disbanded {command.army_id}."]
+        return [_("Disbanded {army_id}.").format(army_id=command.army_id)]
     if isinstance(command, cc.RollDice):
-        return [f"Rolled {result['dice']} (roll {result['roll_no']}): {result['faces']}."]
+        return [
+            _("Rolled {dice} (roll {roll_no}): {faces}.").format(
+                dice=result["dice"], roll_no=result["roll_no"], faces=result["faces"]
+            )
+        ]
     if isinstance(command, cc.SetAssetTerms):
-        return [f"Terms of {command.asset_id} set: {command.terms}."]
+        return [_("Terms of {asset_id} set: {terms}.").format(asset_id=command.asset_id, terms=command.terms)]
     if isinstance(command, cc.ChangeQuotaPerk):
-        return [f"{name[command.power_id]}: {command.perk} {'on' if command.value else 'off'}."]
+        quota = _("{name}: {perk} on.") if command.value else _("{name}: {perk} off.")
+        return [quota.format(name=name[command.power_id], perk=command.perk)]
     return None
 
 
@@ -1446,7 +1635,7 @@ def _mechanisms_line(words: list[str], rest: str, number: int, errors: list[Line
 
 def _generate_line(words: list[str], rest: str, number: int, errors: list[LineError]) -> dict[str, Any] | None:
     if m := GENERATE.match(rest):
-        ranks = [whole(r, number, errors, "a rank") for r in m.group("ranks").split()]
+        ranks = [whole(r, number, errors, _("a rank")) for r in m.group("ranks").split()]
         if all(r is not None for r in ranks):
             return {"power": m.group("power"), "mechanism": m.group("mechanism").lower(), "hex": m.group("hex")} | {
                 "ranks": ranks
@@ -1457,10 +1646,10 @@ def _generate_line(words: list[str], rest: str, number: int, errors: list[LineEr
 def _perk_line(words: list[str], rest: str, number: int, errors: list[LineError]) -> dict[str, Any] | None:
     sub = _sub(words)
     if sub in ("grant", "nerf") and len(words) >= 3:
-        body, _, reason = (
+        body, _sep, reason = (
             rest.split(None, 2)[2].partition(" for ") if sub == "nerf" else (rest.split(None, 2)[2], "", "")
         )
-        name, _, detail = body.partition(":")
+        name, _sep, detail = body.partition(":")
         if _fits("reference", name.strip(), number, errors) and _fits("detail", detail.strip(), number, errors):
             if _fits("reason", reason.strip(), number, errors):
                 return {"how": sub, "power": words[1], "name": name.strip(), "detail": detail.strip()} | {
@@ -1536,14 +1725,18 @@ def _map_line(words: list[str], rest: str, number: int, errors: list[LineError])
     try:
         value = json.loads(rest.split(None, 1)[1])
     except json.JSONDecodeError as err:
-        errors.append(LineError(number, f"map {sub} takes a JSON object: {err.msg}"))
+        errors.append(LineError(number, _("map {sub} takes a JSON object: {msg}").format(sub=sub, msg=err.msg)))
         return None
     except RecursionError:
-        errors.append(LineError(number, f"map {sub} takes a JSON object, not one nested this deep"))
+        errors.append(LineError(number, _("map {sub} takes a JSON object, not one nested this deep").format(sub=sub)))
         return None
     keys = ("hexes", "towns", "features") + (("remove",) if sub == "amend" else ())
     if not isinstance(value, dict) or set(value) - set(keys):
-        errors.append(LineError(number, f"map {sub} takes a JSON object of {', '.join(keys)}", "P-ACT-4"))
+        errors.append(
+            LineError(
+                number, _("map {sub} takes a JSON object of {items}").format(sub=sub, items=", ".join(keys)), "P-ACT-4"
+            )
+        )
         return None
     return {"how": sub, "map": value}
 
@@ -1553,7 +1746,7 @@ def _offer_line(words: list[str], rest: str, number: int, errors: list[LineError
     if not m:
         return None
     fame, required = (
-        whole(m.group("fame"), number, errors, "the fame"),
+        whole(m.group("fame"), number, errors, _("the fame")),
         whole(m.group("n"), number, errors, "central"),
     )
     if fame is None or required is None:
@@ -1607,7 +1800,7 @@ def _record_line(words: list[str], rest: str, number: int, errors: list[LineErro
     if _sub(words) == "influence" and (
         m := re.match(r"^influence\s+(?P<power>.+?)\s+(?P<n>\S+)\s+at\s+(?P<hex>\S+)$", rest, re.IGNORECASE)
     ):
-        n = whole(m.group("n"), number, errors, "the influence")
+        n = whole(m.group("n"), number, errors, _("the influence"))
         return {"power": m.group("power"), "amount": n, "hex": m.group("hex")} if n is not None else None
     return None
 
@@ -1618,7 +1811,7 @@ def _locate_line(words: list[str], rest: str, number: int, errors: list[LineErro
 
 def _dread_line(words: list[str], rest: str, number: int, errors: list[LineError]) -> dict[str, Any] | None:
     if len(words) == 2:
-        units = whole(words[1], number, errors, "the units")
+        units = whole(words[1], number, errors, _("the units"))
         return {"power": words[0], "units": units} if units is not None else None
     return None
 
@@ -1662,10 +1855,10 @@ def _late_command(game: Game, me: str, a: dict[str, Any], verb: str) -> Any:
     if verb == "swap":
         return world.MercurialSwap(me, a["a"], a["b"])
     if verb == "blight":
-        town, _ = _place(game, a["town"])
+        town, _feature = _place(game, a["town"])
         return cc.ChooseBlightedTown(me, town or a["town"])
     if verb == "subtle":
-        _, feature = _place(game, a["feature"])
+        _town, feature = _place(game, a["feature"])
         return world.RuleSubtle(a["action_id"], feature or a["feature"], overcome=a["overcome"])
     if verb == "mechanisms":
         return world.SetMechanisms(_power(game, a["power"], "power_id"), a["mechanisms"])
@@ -1742,53 +1935,108 @@ def _late_lines(game: Game, name: dict[str, str], command: Any, result: dict[str
     """What the reply says of those lines; None for another command."""
     if isinstance(command, world.MercurialSwap):
         held = game.state.powers[command.power_id].influence
-        return [f"Swapped your influence between {command.a} and {command.b}; influence now: {_influence(held)}."]
+        return [
+            _("Swapped your influence between {a} and {b}; influence now: {influence}.").format(
+                a=command.a, b=command.b, influence=_influence(held)
+            )
+        ]
     if isinstance(command, cc.ChooseBlightedTown):
-        return [f"Your Blighted Neighborhood blights {command.town_id}."]
+        return [_("Your Blighted Neighborhood blights {town_id}.").format(town_id=command.town_id)]
     if isinstance(command, world.RuleSubtle):
-        overcome = " (its protection overcome)" if command.overcome else ""
-        return [f"{command.action_id} targets inside {command.feature_id} by subtle means{overcome}."]
+        subtle = (
+            _("{action_id} targets inside {feature_id} by subtle means (its protection overcome).")
+            if command.overcome
+            else _("{action_id} targets inside {feature_id} by subtle means.")
+        )
+        return [subtle.format(action_id=command.action_id, feature_id=command.feature_id)]
     if isinstance(command, world.SetMechanisms):
-        return [f"{name[command.power_id]} generates influence by {', '.join(command.mechanisms) or 'nothing'}."]
+        by = ", ".join(command.mechanisms) or _("nothing")
+        return [_("{name} generates influence by {mechanisms}.").format(name=name[command.power_id], mechanisms=by)]
     if isinstance(command, world.GenerateInfluence):
-        return [f"{name[command.power_id]}'s {command.mechanism} generated influence at {command.hex_id}."]
+        return [
+            _("{name}'s {mechanism} generated influence at {hex_id}.").format(
+                name=name[command.power_id], mechanism=command.mechanism, hex_id=command.hex_id
+            )
+        ]
     if isinstance(command, dev.GrantPerk):
-        return [f"Granted {name[command.power_id]} the starting perk {command.name}."]
+        return [_("Granted {name} the starting perk {perk}.").format(name=name[command.power_id], perk=command.name)]
     if isinstance(command, dev.NerfPerk):
-        return [f"Nerfed {name[command.power_id]}'s {command.name}: they keep, refund or swap it."]
+        return [
+            _("Nerfed {name}'s {perk}: they keep, refund or swap it.").format(
+                name=name[command.power_id], perk=command.name
+            )
+        ]
     if isinstance(command, dev.DefinePerk):
-        return [f"Defined the perk {command.name} ({command.group})."]
+        return [_("Defined the perk {name} ({group}).").format(name=command.name, group=command.group)]
     if isinstance(command, magic.GrantMagicPerk):
-        return [f"Granted {name[command.power_id]} the magic perk {command.perk}."]
+        return [_("Granted {name} the magic perk {perk}.").format(name=name[command.power_id], perk=command.perk)]
     if isinstance(command, magic.SetConduit):
         return [
-            f"{name[command.power_id]} casts through {command.name} ({result.get('conduit_id')}) at {command.hex_id}."
+            _("{name} casts through {conduit} ({conduit_id}) at {hex_id}.").format(
+                name=name[command.power_id],
+                conduit=command.name,
+                conduit_id=result.get("conduit_id"),
+                hex_id=command.hex_id,
+            )
         ]
+    return _late_gm_lines(name, command, result)
+
+
+def _late_gm_lines(name: dict[str, str], command: Any, result: dict[str, Any]) -> list[str] | None:
+    """What the reply says of the GM's later lines of spells, the map, ambitions, influence and consequences."""
     if isinstance(command, magic.DefineSpell):
-        return [f"Defined the {command.speed} spell {command.name} ({command.spell_id}), cost {command.cost}."]
+        return [
+            _("Defined the {speed} spell {name} ({spell_id}), cost {cost}.").format(
+                speed=command.speed, name=command.name, spell_id=command.spell_id, cost=command.cost
+            )
+        ]
     if isinstance(command, (world.DeclareMap, world.AmendMap)):
-        done = "Declared" if isinstance(command, world.DeclareMap) else "Amended"
-        counts = f"{len(command.hexes)} hexes, {len(command.towns)} towns, {len(command.features)} features"
-        return [f"{done} the map: {counts}."]
+        done = (
+            _("Declared the map: {hexes} hexes, {towns} towns, {features} features.")
+            if isinstance(command, world.DeclareMap)
+            else _("Amended the map: {hexes} hexes, {towns} towns, {features} features.")
+        )
+        return [done.format(hexes=len(command.hexes), towns=len(command.towns), features=len(command.features))]
     if isinstance(command, dev.OfferAmbition):
         return [
-            f"Offered {name[command.power_id]} the {command.kind} ambition {command.name} ({result['ambition_id']})."
+            _("Offered {name} the {kind} ambition {ambition} ({ambition_id}).").format(
+                name=name[command.power_id], kind=command.kind, ambition=command.name, ambition_id=result["ambition_id"]
+            )
         ]
     if isinstance(command, pc.SetInfluence):
-        return [f"{name[command.power_id]} has {command.amount} influence at {command.hex_id}."]
+        return [
+            _("{name} has {amount} influence at {hex_id}.").format(
+                name=name[command.power_id], amount=command.amount, hex_id=command.hex_id
+            )
+        ]
     if isinstance(command, magic.RemoveConduit):
-        return [f"{name[command.power_id]} no longer casts through {command.conduit_id}."]
+        return [
+            _("{name} no longer casts through {conduit_id}.").format(
+                name=name[command.power_id], conduit_id=command.conduit_id
+            )
+        ]
     if isinstance(command, cc.RecordLocation):
-        return [f"{name[command.power_id]}'s champion is at {command.hex_id}."]
+        return [_("{name}'s champion is at {hex_id}.").format(name=name[command.power_id], hex_id=command.hex_id)]
     if isinstance(command, cc.DreadGrowth):
-        return [f"{name[command.power_id]}'s army grows by {result['gain']} to {result['units']} units."]
+        return [
+            _("{name}'s army grows by {gain} to {units} units.").format(
+                name=name[command.power_id], gain=result["gain"], units=result["units"]
+            )
+        ]
     if isinstance(command, cc.RulePerTarget):
-        return [f"Each target of {command.action_id} resists only its own share."]
+        return [_("Each target of {action_id} resists only its own share.").format(action_id=command.action_id)]
     if isinstance(command, cc.ProposeShareConsequence):
-        return [f"Offered {name[command.power_id]} consequence {result['consequence_id']} of {command.action_id}."]
+        return [
+            _("Offered {name} consequence {consequence_id} of {action_id}.").format(
+                name=name[command.power_id], consequence_id=result["consequence_id"], action_id=command.action_id
+            )
+        ]
     if isinstance(command, (pc.ProposeConsequence, pc.ProposeReactionConsequence)):
-        of = command.action_id if isinstance(command, pc.ProposeConsequence) else f"reaction {command.reaction_id}"
-        return [f"Offered consequence {result['consequence_id']} of {of}."]
+        if isinstance(command, pc.ProposeConsequence):
+            offered = _("Offered consequence {consequence_id} of {action_id}.")
+            return [offered.format(consequence_id=result["consequence_id"], action_id=command.action_id)]
+        offered = _("Offered consequence {consequence_id} of reaction {reaction_id}.")
+        return [offered.format(consequence_id=result["consequence_id"], reaction_id=command.reaction_id)]
     return None
 
 
@@ -1844,7 +2092,7 @@ def _battle_line(verb: str, rest: str, number: int, errors: list[LineError]) -> 
             return None
         orders = [o.split() for o in items(m.group("orders") or "")]
         if any(len(o) < 2 for o in orders):
-            errors.append(LineError(number, "an order is <army> <command> [target] [goal]", "P-BAT-3"))
+            errors.append(LineError(number, _("an order is <army> <command> [target] [goal]"), "P-BAT-3"))
             return None
         return {
             "armies": items(m.group("armies")),
@@ -1872,7 +2120,7 @@ def _battle_line(verb: str, rest: str, number: int, errors: list[LineError]) -> 
         terms = rest.split(None, 1)[1].strip()
         return {"how": "offer", "terms": terms} if _fits("reason", terms, number, errors) else None
     if verb == "retreat" and sub == "rout" and len(words) >= 3:
-        units = [whole(u, number, errors, "a unit") for u in items(rest.split(None, 2)[2])]
+        units = [whole(u, number, errors, _("a unit")) for u in items(rest.split(None, 2)[2])]
         if any(u is None for u in units):
             return None
         return {"retreat": [], "routs": {words[1]: units}}
@@ -1942,7 +2190,7 @@ def _command_line(words: list[str], number: int, errors: list[LineError]) -> dic
         if key == "with":
             out["options"] = [o.lower() for o in items(value)]
         elif key == "allocate":
-            units = [whole(u, number, errors, "a unit") for u in items(value)]
+            units = [whole(u, number, errors, _("a unit")) for u in items(value)]
             if any(u is None for u in units):
                 return None
             out["allocation"] = units
@@ -1962,7 +2210,7 @@ def _my_battle(game: Game, me: str) -> dict[str, Any]:
     """The sender's battle in progress (a power fights one battle at a time: one per hex it stands in)."""
     mine = [b for b in game.active_battles() if me in game._powers_of(b)]
     if not mine:
-        raise NotFound("you are in no battle now", field="battle_id")
+        raise NotFound(_("you are in no battle now"), field="battle_id")
     waiting = [b for b in mine if me in game.battle_pending(b)]
     battle: dict[str, Any] = (waiting or mine)[0]
     return battle
@@ -2028,7 +2276,9 @@ def _order(game: Game, b: dict[str, Any], command: str, words: list[str], specia
     out, more = order_parts(command, words, special)
     if more:
         usage = USAGE["command"] if special else "an order is <army> slay|hold|charge|rest [target] [goal]"
-        raise RuleViolation(f"usage: {usage}", rule=None if special else "P-BAT-3", field="command")
+        raise RuleViolation(
+            _("usage: {usage}").format(usage=usage), rule=None if special else "P-BAT-3", field="command"
+        )
     if out["target"] is not None:  # a standing order's target may not be set up yet
         out["target"] = _any_army(game, _battle_army(game, b, out["target"]))
     return out
@@ -2069,26 +2319,34 @@ def _battle_lines(game: Game, name: dict[str, str], command: Any, result: dict[s
     if isinstance(command, battle.GiveCommand):
         said = f"{command.army_id} {command.command}"
         said += f" {command.target}" if command.target else ""
-        said += f" on {command.goal}" if command.goal else ""
+        said += _(" on {goal}").format(goal=command.goal) if command.goal else ""
         hit = result.get("hit")
         dice = "; ".join(str(f) for f in result.get("rolls", []))
         out.append(
-            f"Commanded {said}: rolled {dice or 'nothing'}"
-            + (f"; {hit['successes']} successes, {hit['slain']} slain" if hit else "")
-            + (f"; {result['presence']} presence" if command.command in ("hold", "charge") else "")
-            + (f"; {result['routs']} routed" if result.get("routs") else "")
+            _("Commanded {said}: rolled {dice}").format(said=said, dice=dice or _("nothing"))
+            + (_("; {successes} successes, {slain} slain").format(**hit) if hit else "")
+            + (
+                _("; {presence} presence").format(presence=result["presence"])
+                if command.command in ("hold", "charge")
+                else ""
+            )
+            + (_("; {routs} routed").format(routs=result["routs"]) if result.get("routs") else "")
             + "."
         )
     elif isinstance(command, battle.DeclareBattle):
-        out.append(f"Declared battle {command.battle_id} at {command.hex}.")
+        out.append(_("Declared battle {battle_id} at {hex}.").format(battle_id=command.battle_id, hex=command.hex))
     else:
-        out.append(f"Battle {b['id']}: {type(command).__name__} recorded.")
+        out.append(_("Battle {id}: {command} recorded.").format(id=b["id"], command=type(command).__name__))
     if b["step"] == "ended":
-        out.append(f"The battle has ended: {b['result']['reason']}.")
+        out.append(_("The battle has ended: {reason}.").format(reason=b["result"]["reason"]))
     else:
-        waiting = ", ".join(name.get(p, p) for p in game.battle_pending(b)) or "nobody"
-        turn = f" ({name.get(b['turn']['power'], '')}'s turn)" if b["step"] == "commands" and b["turn"] else ""
-        out.append(f"Battle {b['id']}, round {b['round']}: {b['step']}{turn}; waiting for {waiting}.")
+        waiting = ", ".join(name.get(p, p) for p in game.battle_pending(b)) or _("nobody")
+        if b["step"] == "commands" and b["turn"]:
+            where = _("Battle {id}, round {round}: {step} ({power}'s turn); waiting for {waiting}.")
+        else:
+            where = _("Battle {id}, round {round}: {step}; waiting for {waiting}.")
+        power = name.get(b["turn"]["power"], "") if b["turn"] else ""
+        out.append(where.format(id=b["id"], round=b["round"], step=b["step"], power=power, waiting=waiting))
     return out
 
 
@@ -2125,10 +2383,10 @@ def _json_block(text: str, what: str, number: int, errors: list[LineError]) -> d
     try:
         value = json.loads(text)
     except (json.JSONDecodeError, RecursionError):
-        errors.append(LineError(number, f"{what} takes a stat block as a JSON object", "P-ARMY-8"))
+        errors.append(LineError(number, _("{what} takes a stat block as a JSON object").format(what=what), "P-ARMY-8"))
         return None
     if not isinstance(value, dict):
-        errors.append(LineError(number, f"{what} takes a stat block as a JSON object", "P-ARMY-8"))
+        errors.append(LineError(number, _("{what} takes a stat block as a JSON object").format(what=what), "P-ARMY-8"))
         return None
     return value
 
@@ -2139,7 +2397,7 @@ def _army_gm(verb: str, words: list[str], rest: str, number: int, errors: list[L
         block = _json_block(rest.split(None, 1)[1], "armytype", number, errors)
         return {"type_id": words[0], "block": block} if block is not None else None
     if verb == "place" and (m := PLACE.match(rest)):
-        units = whole(m.group("units"), number, errors, "the units")
+        units = whole(m.group("units"), number, errors, _("the units"))
         if units is None:
             return None
         out: dict[str, Any] = {"army": m.group("army"), "hex": m.group("hex"), "units": units, "name": m.group("army")}
@@ -2164,10 +2422,10 @@ def _army_gm(verb: str, words: list[str], rest: str, number: int, errors: list[L
     if verb == "detect" and (m := re.match(r"^(?P<army>.+?)\s+by\s+(?P<power>.+)$", rest, re.IGNORECASE)):
         return {"army": m.group("army"), "power": m.group("power")}
     if verb == "supportbonus" and len(words) >= 2:
-        bonus = whole(words[-1], number, errors, "the bonus")
+        bonus = whole(words[-1], number, errors, _("the bonus"))
         return {"power": " ".join(words[:-1]), "bonus": bonus} if bonus is not None else None
     if verb == "experience" and (m := re.match(r"^(?P<army>.+?)\s+rank\s+(?P<rank>\S+)$", rest, re.IGNORECASE)):
-        rank = whole(m.group("rank"), number, errors, "the rank")
+        rank = whole(m.group("rank"), number, errors, _("the rank"))
         return {"army": m.group("army"), "rank": rank} if rank is not None else None
     if verb == "disperse" and rest:
         return {"army": rest}
@@ -2189,7 +2447,7 @@ def _army_gm(verb: str, words: list[str], rest: str, number: int, errors: list[L
             re.IGNORECASE,
         )
     ):
-        stacks = whole(m.group("n"), number, errors, "the stacks")
+        stacks = whole(m.group("n"), number, errors, _("the stacks"))
         if stacks is None or not _fits("reason", m.group("reason") or "", number, errors):
             return None
         return {
@@ -2259,22 +2517,26 @@ def _army_gm_lines(game: Game, name: dict[str, str], command: Any) -> list[str] 
         return f"{known.get('name', army_id)} ({army_id})"
 
     if isinstance(command, armies.DefineArmyType):
-        return [f"Defined the army type {command.type_id}."]
+        return [_("Defined the army type {type_id}.").format(type_id=command.type_id)]
     if isinstance(command, armies.PlaceArmy):
-        who = name.get(command.controller, command.controller) if command.controller else "nobody (rogue)"
-        hidden = ", hidden" if command.hidden else ""
-        return [f"Placed {army(command.army_id)} at {command.hex}: {command.units} units, of {who}{hidden}."]
+        who = name.get(command.controller, command.controller) if command.controller else _("nobody (rogue)")
+        placed = (
+            _("Placed {army} at {hex}: {units} units, of {who}, hidden.")
+            if command.hidden
+            else _("Placed {army} at {hex}: {units} units, of {who}.")
+        )
+        return [placed.format(army=army(command.army_id), hex=command.hex, units=command.units, who=who)]
     if isinstance(command, armies.DetectArmy):
-        return [f"{name[command.power_id]} sees {army(command.army_id)} from now on."]
+        return [_("{name} sees {army} from now on.").format(name=name[command.power_id], army=army(command.army_id))]
     if isinstance(command, armies.SetSupportBonus):
-        return [f"{name[command.power_id]}'s support limit bonus is {command.bonus}."]
+        return [_("{name}'s support limit bonus is {bonus}.").format(name=name[command.power_id], bonus=command.bonus)]
     if isinstance(command, armies.GrantExperience):
-        return [f"{army(command.army_id)} gains an Experience of rank {command.rank}."]
+        return [_("{army} gains an Experience of rank {rank}.").format(army=army(command.army_id), rank=command.rank)]
     if isinstance(command, armies.RecordDispersal):
-        return [f"{army(command.army_id)} dispersed by rout."]
+        return [_("{army} dispersed by rout.").format(army=army(command.army_id))]
     if isinstance(command, armies.DesertArmy):
-        to = f" to {name[command.to]}" if command.to else ""
-        return [f"{army(command.army_id)} deserted{to}: {command.reason}."]
+        deserted = _("{army} deserted to {name}: {reason}.") if command.to else _("{army} deserted: {reason}.")
+        return [deserted.format(army=army(command.army_id), name=name.get(command.to or ""), reason=command.reason)]
     return None
 
 
@@ -2349,19 +2611,31 @@ def _item_lines(game: Game, name: dict[str, str], command: Any) -> list[str] | N
     if isinstance(command, cc.WieldItem):
         item = assets[command.asset_id].name
         if command.wielder is None:
-            return [f"You took {item} back: nobody wields it."]
+            return [_("You took {item} back: nobody wields it.").format(item=item)]
         who = name.get(command.wielder) or assets[command.wielder].name
-        return [f"{item} is wielded by {who}."]
+        return [_("{item} is wielded by {who}.").format(item=item, who=who)]
     if isinstance(command, pc.SetRuling):
-        by = f" (also by {', '.join(name[p] for p in command.resisters)})" if command.resisters else ""
-        return [f"{command.action_id} {'may' if command.resistible else 'may not'} be resisted{by}."]
+        by = ", ".join(name[p] for p in command.resisters)
+        if command.resistible:
+            may = _("{action_id} may be resisted (also by {by}).") if by else _("{action_id} may be resisted.")
+        else:
+            may = _("{action_id} may not be resisted (also by {by}).") if by else _("{action_id} may not be resisted.")
+        return [may.format(action_id=command.action_id, by=by)]
     if isinstance(command, pc.ShareSecret):
-        return [f"Shared the secret {assets[command.asset_id].name} with {name[command.to]}: they know it for good."]
+        return [
+            _("Shared the secret {secret} with {name}: they know it for good.").format(
+                secret=assets[command.asset_id].name, name=name[command.to]
+            )
+        ]
     if isinstance(command, cc.SetImmunity) and not command.immunity:
-        return [f"{name[command.power_id]} has no immunity now."]
+        return [_("{name} has no immunity now.").format(name=name[command.power_id])]
     if isinstance(command, cc.SetImmunity):
-        known = ", ".join(name[p] for p in command.bypassed_by) or "nobody"
-        return [f"{name[command.power_id]} is immune: {command.immunity}; who knows how to overcome it: {known}."]
+        known = ", ".join(name[p] for p in command.bypassed_by) or _("nobody")
+        return [
+            _("{name} is immune: {immunity}; who knows how to overcome it: {known}.").format(
+                name=name[command.power_id], immunity=command.immunity, known=known
+            )
+        ]
     return None
 
 
