@@ -39,6 +39,7 @@ from domain.errors import Forbidden, NotFound, RuleViolation
 from domain.ids import GM
 from domain.platform import ruleset as rulesets
 from domain.platform.game import RECOUNT_SEEN, PlatformGame, fold, recount_seen
+from domain.platform.posts import quote_heads, requote, unsaid
 from domain.platform.state import Seat, Window
 from projections.keys import (
     RECORDER_TOPICS,
@@ -47,6 +48,7 @@ from projections.keys import (
     SQLiteKeyedRecorder,
     snapshot_recorder,
 )
+from projections.posts import hidden_quote
 
 log = logging.getLogger("emissary.store")
 
@@ -454,10 +456,13 @@ class GameStore(Application[uuid.UUID]):
         out: list[dict] = []
         seq = 0
         hidden = {p for p, v in game.talk["posts"].items() if v["hidden"]} if viewer != GM else set()
-        # An edited post shows its current text only, unless the game shows earlier text (issue 16).
+        # An edited post shows its current text only, unless the game shows earlier text (issue 16); a reply's
+        # quote of a hidden or edited post shows what its page shows (issue 28, ``posts.quote_heads``).
+        facts = _post_facts(self.stored_events(key), bool(game.state.options.get("show_earlier_text")))
+        heads = quote_heads(facts, hidden_quote) if viewer != GM else {}
         latest: dict[str, str] = {}
         if viewer != GM and not game.state.options.get("show_earlier_text"):
-            latest = {e.post_id: e.text for e in self.stored_events(key) if type(e).__name__ == "PostEdited"}
+            latest = {pid: f["text"] for pid, f in facts.items() if f["edited"]}
         for e in self.stored_events(key):
             if not vis.can_see(e.audience, viewer):
                 continue
@@ -472,14 +477,13 @@ class GameStore(Application[uuid.UUID]):
                 "data": event_data(e),
             }
             if item["type"] in ("PostMade", "PostEdited"):
+                head = heads.get(e.post_id)
                 if e.post_id in hidden:  # hidden from the players (issue 16)
-                    item["data"] = {**item["data"], "text": "", "hidden": True}
-                    if "mentions" in item["data"]:  # whom its words named goes with them (issue 28)
-                        item["data"]["mentions"] = []
+                    item["data"] = unsaid(item["data"], text="", hidden=True)
                 elif e.post_id in latest:
-                    item["data"] = {**item["data"], "text": latest[e.post_id], "edited": True}
-                    if "mentions" in item["data"]:  # the earlier text's names go with it (issue 28)
-                        item["data"]["mentions"] = []
+                    item["data"] = unsaid(item["data"], text=requote(latest[e.post_id], head), edited=True)
+                elif head is not None:
+                    item["data"] = {**item["data"], "text": requote(item["data"]["text"], head)}
             if item["type"] == "DisputeRaised" and viewer not in (GM, e.actor):  # the reader's own number for it
                 item["data"] = {**item["data"], "seq": self._own_seq(key, e.actor, item["data"].get("seq"), viewer)}
             if viewer == GM:
@@ -532,6 +536,28 @@ class GameStore(Application[uuid.UUID]):
         """The game's events from the store (up to version ``lte``), each of its ruleset's own class (their
         fields differ by kind)."""
         return iter(self.events.get(key, lte=lte))
+
+
+def _post_facts(events: Any, earlier_shown: bool) -> dict[str, dict]:
+    """Each post's text now, whether it is hidden (and why) or edited, and the post it answers, from the events
+    (``posts.quote_heads`` reads them; the read models keep them in ``rm_posts``)."""
+    facts: dict[str, dict] = {}
+    for e in events:
+        kind = type(e).__name__
+        if kind == "PostMade":
+            facts[e.post_id] = {
+                "text": e.text,
+                "reply_to": getattr(e, "reply_to", None),
+                "hidden": False,
+                "reason": None,
+                "edited": False,
+                "earlier_shown": earlier_shown,
+            }
+        elif kind == "PostEdited" and e.post_id in facts:
+            facts[e.post_id].update(text=e.text, edited=True)
+        elif kind == "PostHidden" and e.post_id in facts:
+            facts[e.post_id].update(hidden=True, reason=e.reason)
+    return facts
 
 
 def event_data(e: Any) -> dict:

@@ -13,19 +13,25 @@ goes through SQLite's FTS5 index or PostgreSQL's GIN index over the posts of the
 A viewer is ``gm`` or a seat id; ``vis.can_see`` decides, as for every event. A hidden post keeps its place on
 a thread's page and under what it is tied to, as a placeholder with its reason (issue 28): for everyone but
 ``gm`` (the GM, or the auditor of a game without one) its text, HTML, dice and earlier text are emptied. Counts
-and search leave it out.
+and search leave it out. A reply that quotes it shows that placeholder, with the reason, in place of the words it
+quoted, and one that quotes an edited post its current text (unless the game shows earlier text): wherever a
+reply's words reach a reader who may not see hidden posts (``shown_heads``: pages, search, the timelines, mail).
 """
 
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable, Iterable
 
 from domain import visibility as vis
 from domain.ids import GM
-from domain.platform.posts import DESK, NARRATION, TABLE
+from domain.platform.i18n import _
+from domain.platform.posts import DESK, NARRATION, QUOTE_DEPTH, TABLE, quote_heads, requote
 from projections.db import Cursor, ReadModelDB
 from projections.render import to_html
+
+Run = Callable[[str, tuple], list]
 
 KINDS = {"ThreadOpened", "PostMade", "PostEdited", "PostHidden"}
 PAGE = 50
@@ -114,7 +120,7 @@ def apply(
         if dialect == "sqlite":
             _index(cur, gid, data)
         found = cur.execute("SELECT title FROM rm_threads WHERE game_id = ? AND thread_id = ?", (gid, tid)).fetchone()
-        said = notification(actor, tid, found[0] if found else title, data["text"], rolls)
+        said = notification(actor, tid, found[0] if found else title, _quoted_now(cur, gid, data), rolls)
         return {**said, "mentions": list(data.get("mentions") or [])}
     elif kind == "PostEdited":
         row = cur.execute(
@@ -137,6 +143,72 @@ def apply(
             (data["reason"], gid, data["post_id"]),
         )
     return None
+
+
+def hidden_quote(reason: str | None) -> str:
+    """What a reply's quote of a hidden post shows instead of its words (issue 28), in the reader's language."""
+    if reason:
+        return _("[The post quoted here was hidden: {reason}]").format(reason=reason)
+    return _("[The post quoted here was hidden.]")
+
+
+def quote_facts(run: Run, gid: str, ids: Iterable[str]) -> dict[str, dict]:
+    """What ``domain.platform.posts.quote_heads`` needs of the posts ``ids`` and of those they answer, down the
+    chain of replies: each one's text now, whether it is hidden (and why) or edited, and the post it answers (the
+    audit keeps its ``PostMade``). ``run``: a query on the read models."""
+    facts: dict[str, dict] = {}
+    asked: set[str] = set()
+    want = {i for i in ids if i}
+    for _depth in range(QUOTE_DEPTH + 1):
+        new = sorted(want - asked)
+        if not new:
+            break
+        asked |= set(new)
+        for i in range(0, len(new), 500):
+            part = new[i : i + 500]
+            rows = run(
+                "SELECT p.post_id, p.text, p.hidden, p.hidden_reason, p.edited_at, p.earlier_shown, a.data "
+                "FROM rm_posts p LEFT JOIN rm_audit a ON a.game_id = p.game_id AND a.version = p.version "
+                f"WHERE p.game_id = ? AND p.post_id IN ({','.join('?' for _ in part)})",
+                (gid, *part),
+            )
+            for post_id, text, hidden, reason, edited_at, earlier_shown, data in rows:
+                facts[post_id] = {
+                    "text": text,
+                    "hidden": bool(hidden),
+                    "reason": reason,
+                    "edited": edited_at is not None,
+                    "earlier_shown": bool(earlier_shown),
+                    "reply_to": json.loads(data).get("reply_to") if data else None,
+                }
+        want = {f["reply_to"] for f in facts.values() if f["reply_to"]}
+    return facts
+
+
+def shown_heads(run: Run, gid: str, ids: Iterable[str]) -> dict[str, str]:
+    """The leading quote each of the replies ``ids`` must show a reader who may not see hidden posts, where it may
+    not show what it copied (``quote_heads``), by post id."""
+    ids = set(ids)
+    heads = quote_heads(quote_facts(run, gid, ids), hidden_quote)
+    return {pid: head for pid, head in heads.items() if pid in ids}
+
+
+def _quoted_now(cur: Cursor, gid: str, data: dict) -> str:
+    """A new post's text as its notification may carry it: a quote of a post hidden (or edited) before it was
+    answered shows what its readers may see of that post."""
+    answered = data.get("reply_to")
+    if not answered:
+        return str(data["text"])
+    facts = quote_facts(lambda sql, p: cur.execute(sql, p).fetchall(), gid, [answered])
+    facts[data["post_id"]] = {
+        "text": data["text"],
+        "hidden": False,
+        "reason": None,
+        "edited": False,
+        "earlier_shown": False,
+        "reply_to": answered,
+    }
+    return requote(str(data["text"]), quote_heads(facts, hidden_quote).get(data["post_id"]))
 
 
 def notification(author: str, thread_id: str, title: str, text: str, rolls: list) -> dict:
@@ -278,7 +350,7 @@ class Posts:
             more = len(rows) > limit
             rows = list(reversed(rows[:limit]))
             cursor = rows[0][0] if more and rows else None
-        return [self._post(r, viewer, show_earlier) for r in rows], cursor
+        return self._requote(gid, viewer, [self._post(r, viewer, show_earlier) for r in rows]), cursor
 
     @staticmethod
     def _post(r: tuple, viewer: str, show_earlier: bool) -> dict:
@@ -304,6 +376,26 @@ class Posts:
             post.pop("earlier", None)
         return post
 
+    def _requote(self, gid: str, viewer: str, posts: list[dict]) -> list[dict]:
+        """``posts`` as a reader who may not see hidden posts may read them (issue 28, ``shown_heads``): a reply's
+        quote of a hidden post is a placeholder with the reason, its quote of an edited post that post's current
+        text; in its earlier texts too. The GM reads what was written."""
+        if viewer == GM or not posts:
+            return posts
+        heads = shown_heads(self.db.query, gid, [p["post_id"] for p in posts if not p["hidden"]])
+        for p in posts:
+            head = heads.get(p["post_id"])
+            if head is None:
+                continue
+            p["text"] = requote(p["text"], head)
+            p["html"] = to_html(p["text"], p["rolls"])
+            if "earlier" in p:
+                p["earlier"] = [
+                    {**e, "text": requote(e["text"], head), "html": to_html(requote(e["text"], head))}
+                    for e in p["earlier"]
+                ]
+        return posts
+
     def one(self, gid: str, viewer: str, post_id: str) -> dict | None:
         """One post the viewer may read, with its thread (a reply's quote, the link to what a reply answers);
         None if there is none, or the viewer may not read its thread. Hidden: a placeholder, as on its page."""
@@ -313,7 +405,7 @@ class Posts:
         )
         if not rows or self.thread(gid, viewer, rows[0][0]) is None:
             return None
-        return {"thread_id": rows[0][0], **self._post(rows[0][1:], viewer, False)}
+        return self._requote(gid, viewer, [{"thread_id": rows[0][0], **self._post(rows[0][1:], viewer, False)}])[0]
 
     def mark_read(self, gid: str, viewer: str, thread_id: str, seq: int | None = None) -> int | None:
         """The viewer has read the thread up to post ``seq`` (the latest, if None); the mark never moves back.
@@ -342,7 +434,8 @@ class Posts:
             "ORDER BY version LIMIT ?",
             (gid, tied_to, *visible, min(max(int(limit), 1), MAX_PAGE)),
         )
-        return [{"thread_id": r[0], "thread_title": visible[r[0]], **self._post(r[1:], viewer, False)} for r in rows]
+        posts = [{"thread_id": r[0], "thread_title": visible[r[0]], **self._post(r[1:], viewer, False)} for r in rows]
+        return self._requote(gid, viewer, posts)
 
     def tied_to_many(
         self, gid: str, viewer: str, ties: list[str], threads: list[dict] | None = None, *, per: int = TIED_SHOWN
@@ -366,8 +459,8 @@ class Posts:
             (gid, *ties, *visible, min(max(int(per), 1), MAX_PAGE)),
         )
         found: dict[str, list[dict]] = {}
-        for r in rows:
-            post = {"thread_id": r[0], "thread_title": visible[r[0]], **self._post(r[1:], viewer, False)}
+        posts = [{"thread_id": r[0], "thread_title": visible[r[0]], **self._post(r[1:], viewer, False)} for r in rows]
+        for post in self._requote(gid, viewer, posts):
             found.setdefault(post["tied_to"], []).append(post)
         return found
 
@@ -398,6 +491,12 @@ class Posts:
                 f"AND p.thread_id IN ({marks}){hidden} ORDER BY p.version DESC LIMIT ?",
                 (" ".join(words), gid, *visible, limit),
             )
+        # A reply whose quote a reader may not read as it was written is found by its own words and what its
+        # quote shows (issue 28): never by the words of a hidden post, nor by an edited post's earlier words.
+        heads = shown_heads(self.db.query, gid, [r[2] for r in rows]) if viewer != GM else {}
+        texts = self._texts(gid, list(heads))
+        shown = {pid: requote(text, heads[pid]) for pid, (text, _rolls) in texts.items()}
+        asked = {w.casefold() for w in words}
         return [
             {
                 "thread_id": tid,
@@ -406,8 +505,19 @@ class Posts:
                 "post_id": pid,
                 "author": author,
                 "at": at,
-                "html": html,
+                "html": to_html(shown[pid], texts[pid][1]) if pid in shown else html,
                 "edited": edited is not None,
             }
             for tid, seq, pid, author, at, html, edited in rows
+            if pid not in shown or asked <= {w.casefold() for w in re.findall(r"\w+", shown[pid])}
         ]
+
+    def _texts(self, gid: str, ids: list[str]) -> dict[str, tuple[str, list]]:
+        """The current text and the dice of the posts ``ids``."""
+        if not ids:
+            return {}
+        marks = ",".join("?" for _ in ids)
+        rows = self.db.query(
+            f"SELECT post_id, text, rolls FROM rm_posts WHERE game_id = ? AND post_id IN ({marks})", (gid, *ids)
+        )
+        return {pid: (text, json.loads(rolls)) for pid, text, rolls in rows}

@@ -30,6 +30,7 @@ from domain.errors import DomainError
 from domain.ids import GM
 from domain.platform import i18n
 from domain.platform.game import PlatformGame
+from domain.platform.posts import requote, unsaid
 from domain.platform.ruleset import Ruleset, registered
 from projections import invitations, lobby, people, posts
 from projections.db import Cursor, ReadModelDB, utc_key
@@ -651,7 +652,8 @@ class Projector:
     def _redact_posts(self, game_id: str, items: list[dict]) -> None:
         """What the players' pages never show, their timeline does not either (issue 16): a post the GM hid
         loses its text (first and edited) and whom it mentioned in the events that carried it, and an edited post
-        shows only its current text unless the game shows earlier text. The audit keeps everything."""
+        shows only its current text unless the game shows earlier text; a reply's quote of such a post shows what
+        its page shows (``posts.shown_heads``). The audit keeps everything."""
         said = [i for i in items if i["type"] in ("PostMade", "PostEdited")]
         if not said:
             return
@@ -664,19 +666,19 @@ class Projector:
             (game_id, *ids),
         )
         found = {r[0]: r for r in rows}
+        heads = posts.shown_heads(self.db.query, game_id, ids)  # a reply's quote of a hidden or edited post
         for i in said:
-            row = found.get(i["data"]["post_id"])
+            pid = i["data"]["post_id"]
+            row = found.get(pid)
             if row is None:
+                if pid in heads:
+                    i["data"] = {**i["data"], "text": requote(i["data"]["text"], heads[pid])}
                 continue
             _, hidden, reason, text, _, _ = row
             if hidden:
-                i["data"] = {**i["data"], "text": "", "hidden": reason or True}
-                if "mentions" in i["data"]:  # whom its words named goes with them (issue 28)
-                    i["data"]["mentions"] = []
+                i["data"] = unsaid(i["data"], text="", hidden=reason or True)
             else:
-                i["data"] = {**i["data"], "text": text, "edited": True}
-                if "mentions" in i["data"]:  # the earlier text's names are not shown with the new text (issue 28)
-                    i["data"]["mentions"] = []
+                i["data"] = unsaid(i["data"], text=requote(text, heads.get(pid)), edited=True)
 
     def feed(self, game_id: str, viewer: str, after: int = 0, limit: int = 500) -> list[dict]:
         """The viewer's timeline (see ``timeline``)."""

@@ -31,9 +31,10 @@ from typing import Any
 
 from application.invitations import Withdrawn
 from domain.platform.i18n import _
+from domain.platform.posts import requote
 from projections import logs
 from projections.db import ReadModelDB, utc_key
-from projections.posts import notification
+from projections.posts import notification, shown_heads
 from projections.settings import Settings
 from workers.ledger import MAX_ATTEMPTS, Ledger, backoff
 
@@ -304,11 +305,11 @@ def moderated(db: ReadModelDB, rows: list[dict], *, as_sent: bool = False, sendi
             said = "hidden"
             reason = f": {post['reason']}" if post["reason"] else ""
             body = f"A post in {post['title']} was hidden{reason}."
-        elif post["edited"]:
+        elif post["edited"] or post["requoted"]:
             said = "edited"
             body = notification(post["author"], post["thread_id"], post["title"], post["text"], post["rolls"])["text"]
             body += reply_note(r["reply_to"]) if r.get("reply_to") else ""
-            if post["earlier_shown"] and not sending:  # its readers may read its earlier text anyway
+            if post["earlier_shown"] and not sending and not post["requoted"]:  # its readers may read it anyway
                 body = r["body"]
         else:
             said, body = None, r["body"]
@@ -318,7 +319,8 @@ def moderated(db: ReadModelDB, rows: list[dict], *, as_sent: bool = False, sendi
 
 def _posts_now(db: ReadModelDB, game_id: str, versions: list[int]) -> dict[int, dict]:
     """How the posts made at ``versions`` of a game stand now, by version: the event's audit row names the
-    post (a key lookup), the posts read model says whether it is hidden or edited and what it says."""
+    post (a key lookup), the posts read model says whether it is hidden or edited and what it says; ``requoted``:
+    whether its quote of another post shows that post as it stands now (hidden, or edited), not what it copied."""
     named: dict[str, int] = {}
     for i in range(0, len(versions), CHUNK):
         part = versions[i : i + CHUNK]
@@ -332,6 +334,7 @@ def _posts_now(db: ReadModelDB, game_id: str, versions: list[int]) -> dict[int, 
                 named[post_id] = version
     found: dict[int, dict] = {}
     ids = sorted(named)
+    heads = shown_heads(db.query, game_id, ids)  # a reply's quote of a post hidden or edited since (issue 28)
     for i in range(0, len(ids), CHUNK):
         some = ids[i : i + CHUNK]
         for post_id, thread_id, title, author, text, rolls, edited_at, earlier_shown, hidden, reason in db.query(
@@ -344,7 +347,8 @@ def _posts_now(db: ReadModelDB, game_id: str, versions: list[int]) -> dict[int, 
                 "thread_id": thread_id,
                 "title": title,
                 "author": author,
-                "text": text,
+                "text": requote(text, heads.get(post_id)),
+                "requoted": post_id in heads,
                 "rolls": json.loads(rolls),
                 "edited": edited_at is not None,
                 "earlier_shown": bool(earlier_shown),

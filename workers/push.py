@@ -110,8 +110,12 @@ def collect(db: ReadModelDB, games: Any, now: datetime) -> list[str]:
             kinds = classify(db, game, seat, note, body, at)
             if not kinds or not any(push.wanted(k.split(","), kinds) for _, k, _ in subs):
                 continue
-            if note == "post" and (stands := _post_now(db, game_id, version)) is not None and stands["hidden"]:
+            stands = _post_now(db, game_id, version) if note == "post" else None
+            if stands is not None and stands["hidden"]:
                 continue
+            if stands is not None and stands["requoted"]:  # its quote shows what it quotes as it stands (issue 28)
+                head = str(body.get("text", "")).partition("\n\n")[0]
+                body = {**body, "text": f"{head}\n\n{stands['text']}"}
             # a step that waits on the seat is its move; a post that names it, a mention (as mail reads it, issue 28)
             found = next((k for k in ("move", "mention") if k in kinds), None)
             decision = notify_policy.for_note(game, seat, "push", note, body, now, found)  # its preferences (item 3)
@@ -234,7 +238,7 @@ def deliver(db: ReadModelDB, settings: Settings, row_id: str, now: datetime | No
         if stands["hidden"]:  # hidden by the GM before it went out
             _set(db, row_id, "withdrawn")
             return "withdrawn"
-        if stands["edited"]:
+        if stands["edited"] or stands["requoted"]:
             msg = {**msg, "body": push.message(game_id, "", "", stands["text"], version)["body"]}
     urgency = "high" if kind == "deadline" else "normal"
     try:

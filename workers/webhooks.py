@@ -31,8 +31,10 @@ from domain.errors import DomainError
 from domain.ids import GM
 from domain.platform import feed as words_of
 from domain.platform.i18n import _
+from domain.platform.posts import requote
 from domain.platform.roles import WINDOWS
 from projections.db import ReadModelDB, utc_key
+from projections.posts import shown_heads
 from projections.projector import payload
 from projections.settings import Settings
 from workers import runtime
@@ -77,7 +79,10 @@ def _public_window(db: ReadModelDB, game_id: str, window_id: str, version: int) 
 def _post_now(db: ReadModelDB, game_id: str, post_id: str) -> tuple[str, bool] | None:
     """A post's text as it stands now and whether it is hidden (posts read model), or None."""
     rows = db.query("SELECT text, hidden FROM rm_posts WHERE game_id = ? AND post_id = ?", (game_id, post_id))
-    return (rows[0][0], bool(rows[0][1])) if rows else None
+    if not rows:
+        return None
+    # a reply's quote of a post hidden or edited since shows that post as it stands (issue 28)
+    return requote(rows[0][0], shown_heads(db.query, game_id, [post_id]).get(post_id)), bool(rows[0][1])
 
 
 def _excerpt(text: str, limit: int = 600) -> str:

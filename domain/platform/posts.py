@@ -139,6 +139,72 @@ def would_mention(seats: dict[str, Any], author: str, audience: list[str], text:
     return mentioned(text, readers, author)
 
 
+def unsaid(data: dict[str, Any], **changes: Any) -> dict[str, Any]:
+    """A post's event data as a reader may see it (its text emptied when it is hidden, its current text when it was
+    edited: ``changes``), without whom its words named: the names go with the words (issue 28). The one place the
+    timelines (``projections.projector``, ``application.gamestore``) clear a post's mentions."""
+    out = {**data, **changes}
+    if "mentions" in out:
+        out["mentions"] = []
+    return out
+
+
+QUOTE_DEPTH = 20  # replies of replies followed to find what a quote shows: deeper quotes are left as they are
+
+
+def split_quote(text: str) -> tuple[str, str]:
+    """A post's leading quote (its first lines that start with ``>``: what a "Reply" link puts in the draft) and
+    the rest, its author's own words."""
+    lines = text.splitlines()
+    n = 0
+    while n < len(lines) and lines[n].lstrip().startswith(">"):
+        n += 1
+    return "\n".join(lines[:n]), "\n".join(lines[n:])
+
+
+def requote(text: str, head: str | None) -> str:
+    """``text`` with its leading quote replaced by ``head`` (as it is, with ``head`` None or no quote to replace)."""
+    quote, rest = split_quote(text)
+    if head is None or not quote:
+        return text
+    return f"{head}\n{rest}" if rest else head
+
+
+def as_quote(text: str) -> str:
+    """Text quoted as a reply quotes it (``> `` before each line)."""
+    return "\n".join("> " + line for line in text.splitlines()) or ">"
+
+
+def quote_heads(facts: dict[str, dict[str, Any]], placeholder: Any) -> dict[str, str]:
+    """What the leading quote of each reply must show a reader who may not see hidden posts, where it may not show
+    the words it copied (issue 28), by post id: ``placeholder(reason)`` (quoted) for a quote of a hidden post; the
+    quoted post's current text for a quote of a post edited since (unless the game shows earlier text) or of a
+    reply whose own quote is replaced so. ``facts``: post id -> its ``text`` now, ``reply_to``, ``hidden``,
+    ``reason``, ``edited`` and ``earlier_shown``. A reply whose quote may stay is not among them."""
+    heads: dict[str, str] = {}
+    done: set[str] = set()
+
+    def head_of(pid: str, depth: int) -> str | None:
+        if pid in done or depth > QUOTE_DEPTH:
+            return heads.get(pid)
+        done.add(pid)
+        f = facts[pid]
+        answered = facts.get(str(f.get("reply_to") or ""))
+        if answered is None or not split_quote(str(f["text"]))[0]:
+            return None
+        if answered["hidden"]:
+            heads[pid] = as_quote(placeholder(answered.get("reason")))
+        else:
+            inner = head_of(str(f["reply_to"]), depth + 1)
+            if inner is not None or (answered["edited"] and not answered["earlier_shown"]):
+                heads[pid] = as_quote(requote(str(answered["text"]), inner))
+        return heads.get(pid)
+
+    for pid in list(facts):
+        head_of(pid, 0)
+    return heads
+
+
 def dice_ready(state: Any) -> bool:
     """Whether a post may roll ``[roll ...]`` now: the game (its ``state``) has committed its dice (a preview asks
     too, so that it refuses what sending would)."""
