@@ -11,8 +11,11 @@ has no GM, by its hosts; the table and the narration by everyone. A hidden post 
 counts, search and the mail read now (``workers.mail.moderated``: what a ledger, a digest and a late sending show).
 A post may mention seats (``@name`` or ``@id``, issue 28): the seats named that read its thread, its author aside,
 are told of it as ``mention`` (mail and push read the kind so), and nobody else is: a seat named in a private thread
-it is not in is told nothing. ``test_the_checker_catches_a_planted_leak`` (and ``..._a_planted_mention``) show the
-checker fails on a leak.
+it is not in is told nothing. A reply quotes the post it answers as its replier reads it (what the "Reply" link puts
+in the draft, issue 28): the quoted words stay the quoted post's markers, so once that post is hidden (or edited)
+they may reach nobody through the reply either, and a reply made to a post already hidden (the GM may) mails no
+player its words. ``test_the_checker_catches_a_planted_leak`` (and ``..._a_planted_mention``,
+``..._a_planted_quote``) show the checker fails on a leak.
 """
 
 from __future__ import annotations
@@ -39,7 +42,7 @@ from workers.mail import moderated
 _marks = itertools.count()
 
 op = st.tuples(
-    st.sampled_from(["open", "post", "post", "mention", "desk", "edit", "hide"]),
+    st.sampled_from(["open", "post", "post", "mention", "desk", "edit", "hide", "reply", "reply"]),
     st.integers(0, 9),  # who
     st.lists(st.integers(0, 9), min_size=1, max_size=3),  # seats named / which thread
     st.integers(0, 99),  # which post
@@ -66,6 +69,7 @@ class Table:
         for s in self.seats:
             self.threads[f"desk-{s}"] = {s} | (set() if self.has_gm else self.hosts)
         self.posts: dict[str, dict] = {}  # post id -> thread, author, hidden
+        self.quiet: dict[str, set[str]] = {}  # a reply's own marker -> the markers nobody could read when it was sent
 
     def marker(self, readers: set[str]) -> str:
         m = f"MARK{next(_marks):05d}X"
@@ -127,6 +131,8 @@ class Table:
                 "said": [text],
                 "named": told,
             }
+        elif kind == "reply" and self.posts:
+            self.reply(who, sorted(self.posts)[post_i % len(self.posts)], may_post)
         elif kind == "edit" and self.posts:
             pid = sorted(self.posts)[post_i % len(self.posts)]
             p = self.posts[pid]
@@ -153,6 +159,27 @@ class Table:
             p["hidden"] = True
             for m in p["said"]:  # hidden from the players everywhere (their timeline too); the GM keeps it
                 self.allowed[m] = set()
+
+    def reply(self, who: str, pid: str, may_post: bool) -> None:
+        """``who`` answers post ``pid``, quoting it as ``who`` reads it (the GM reads a hidden post too)."""
+        p = self.posts[pid]
+        tid = p["thread"]
+        readers = self.threads[tid]
+        if who != GM and (who not in readers or p["hidden"]):
+            with pytest.raises(NotFound):  # as if the post did not exist
+                self.run(who, MakePost(tid, "x", reply_to=pid))
+            return
+        rules = who == GM if self.has_gm else who in self.hosts
+        if not may_post or (tid == "narration" and not rules):
+            with pytest.raises(Forbidden):
+                self.run(who, MakePost(tid, "x", reply_to=pid))
+            return
+        self.projector.catch_up()
+        quoted = self.projector.posts.one(self.key, who, pid)["text"]
+        own = self.marker(readers)
+        new = self.run(who, MakePost(tid, f"{domain_posts.as_quote(quoted)}\n\n{own}", reply_to=pid))["post_id"]
+        self.posts[new] = {"thread": tid, "author": who, "hidden": False, "text": own, "said": [own], "named": set()}
+        self.quiet[own] = {m for m, may in self.allowed.items() if not may}
 
     def surfaces(self, v: str) -> tuple[str, str]:
         """Everything ``v`` is shown (events and view; read models: threads, pages, search), as text; and the
@@ -195,6 +222,11 @@ class Table:
         for row in self.projector.outbox(self.key):
             leaked = [m for m, who in self.told.items() if row["recipient"] not in who and m in json.dumps(row)]
             assert leaked == [], (row["recipient"], leaked)
+        # a reply's mail carries nothing nobody could read when it was sent (the GM's answer to a hidden post)
+        for row in self.projector.outbox(self.key):
+            said = json.dumps(row["body"])
+            leaked = [m for own, banned in self.quiet.items() if own in said for m in banned if m in said]
+            assert leaked == [], (row["recipient"], "reply", leaked)
         told = {
             (r["recipient"], r["body"]["thread_id"]) for r in self.projector.outbox(self.key) if r["kind"] == "post"
         }
@@ -311,6 +343,51 @@ def test_the_checker_catches_a_planted_leak(monkeypatch):
     t = Table("powers")
     try:
         t.apply(("desk", 1, [0], 0))
+        with pytest.raises(AssertionError):
+            t.check()
+    finally:
+        t.close()
+
+
+def test_a_quote_of_a_post_hidden_or_edited_since_and_a_reply_to_a_hidden_post_on_every_ruleset(table):
+    """Issue 28: a seat posts at the table, another answers quoting it, a third answers the answer (quoting the
+    quote); the post is edited, then the moderator hides it; a GM answers it hidden: then the check (pages, search,
+    timelines, view, the mail queued and read now)."""
+    a, b, c = table.seats[-2], table.seats[-1], table.seats[0]
+    i = table.seats.index
+    where = sorted(table.threads).index("table")
+    table.apply(("post", 1 + i(a), [where], 0))
+    (first,) = table.posts
+    table.reply(b, first, True)
+    second = sorted(set(table.posts) - {first})[0]
+    table.reply(c, second, True)
+    table.check()
+    table.apply(("edit", 1 + i(a), [0], sorted(table.posts).index(first)))
+    table.check()
+    moderator = 0 if table.has_gm else 1 + i(min(table.hosts))
+    table.apply(("hide", moderator, [0], sorted(table.posts).index(first)))
+    table.check()
+    if table.has_gm:
+        table.reply(GM, first, True)
+        assert table.quiet and any(table.quiet.values())
+        table.check()
+
+
+def test_the_checker_catches_a_planted_quote(monkeypatch):
+    """Quotes shown as they were written, whatever became of the post they quote: the checker fails."""
+    monkeypatch.setattr(domain_posts, "quote_heads", lambda facts, placeholder: {})
+    import projections.gamestore
+    import projections.posts
+
+    monkeypatch.setattr(projections.posts, "quote_heads", lambda facts, placeholder: {})
+    monkeypatch.setattr(projections.gamestore, "quote_heads", lambda facts, placeholder: {})
+    t = Table("powers")
+    try:
+        where = sorted(t.threads).index("table")
+        t.apply(("post", 1, [where], 0))
+        (first,) = t.posts
+        t.reply(t.seats[1], first, True)
+        t.apply(("hide", 0, [0], sorted(t.posts).index(first)))
         with pytest.raises(AssertionError):
             t.check()
     finally:
