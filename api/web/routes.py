@@ -405,6 +405,7 @@ def board_context(
 
     context["talk"] = talk_summary(request, game_id, me)
     context["seated"] = me in game.seats  # a seat sets its own contact and notifications (api.web.contact)
+    context["help_ruleset"] = ruleset.name  # the footer's Help opens this ruleset's help (issue 28 item 8)
     context["disputes_open"] = sum(1 for d in game.disputes_for(me) if d["outcome"] is None)  # issue 29
     return context
 

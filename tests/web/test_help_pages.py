@@ -182,3 +182,26 @@ def test_a_refused_mail_line_of_every_ruleset_links_to_its_help_whose_anchor_exi
         f"  Help: https://emissary.example/help/{name}#mail",
     ], reply.body
     assert {f"mail-{refused}", "mail"} <= ids(client.get(f"/help/{name}").text)
+
+
+def _powers_seat(games) -> tuple[str, str]:
+    gid, pid, _token = setup_game(games)
+    return gid, pid
+
+
+@pytest.mark.parametrize(
+    ("name", "seated"), [("powers", _powers_seat), ("covenants", _covenant_seat), ("lodge", _lodge_seat)]
+)
+def test_a_boards_footer_help_opens_its_own_rulesets_help(app, games, name, seated):
+    """Issue 28 item 8: on a board (the GM's and a seat's) the footer's Help opens the help of the game's own ruleset,
+    whose page answers; elsewhere it opens the index."""
+    gid, seat = seated(games)
+    for who in ("gm", seat):
+        token, digest = new_token()
+        games.run(Caller.of("gm"), gid, ReissueLink(who, digest))
+        client = TestClient(app)
+        assert client.get(f"/signin/{gid}/{token}").status_code == 200
+        board = client.get(f"/play/{gid}").text
+        assert f'<a class="help-link" href="/help/{name}">' in board, who
+        assert client.get(f"/help/{name}").status_code == 200
+        assert '<a class="help-link" href="/help">' in client.get("/").text
