@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 from urllib.parse import quote
+from zoneinfo import ZoneInfo
 
 from babel import Locale
 
@@ -52,8 +53,13 @@ class Reader:
     @contextmanager
     def words(self) -> Iterator[None]:
         """Phrases inside the block are in the reader's language."""
-        with i18n.use(translations_for(catalog_of(self.locale))):
+        with i18n.use(translations_for(catalog_of(self.locale)), clock=self._clock):
             yield
+
+    def _clock(self, moment: datetime) -> str:
+        """An instant a ruleset's reply line gives (``i18n.moment``), as the reader reads the mail's other times."""
+        zone = moment.tzinfo if isinstance(moment.tzinfo, ZoneInfo) else self.zone
+        return local_time(moment, zone, self.locale)
 
     def time(self, iso: str | datetime | None) -> str:
         """An instant in the reader's zone and language, with the zone ("Mo., 7. Dez. 2026, 15:00 MEZ")."""

@@ -10,13 +10,16 @@ written in. A phrase with values takes them by name after translation, so a tran
 from __future__ import annotations
 
 import gettext
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
+from datetime import datetime
 from typing import Any
 
 ENGLISH = gettext.NullTranslations()
 _current: ContextVar[gettext.NullTranslations] = ContextVar("emissary_translations", default=ENGLISH)
+Clock = Callable[[datetime], str]  # an instant (aware, in its reader's zone) as its reader reads it
+_clock: ContextVar[Clock | None] = ContextVar("emissary_clock", default=None)
 
 
 def _(message: str) -> str:
@@ -40,15 +43,24 @@ def word_of(table: Mapping[str, str], name: Any) -> str:
     return _(table[name]) if isinstance(name, str) and name in table else str(name)
 
 
+def moment(when: datetime, english: str) -> str:
+    """An instant (aware, in its reader's zone) in the current language: through the clock installed with the
+    translations (a mail's reader's, ``application.mails.Reader.words``), else formatted by ``english`` (strftime)."""
+    clock = _clock.get()
+    return clock(when) if clock is not None else when.strftime(english)
+
+
 def current() -> gettext.NullTranslations:
     return _current.get()
 
 
 @contextmanager
-def use(translations: gettext.NullTranslations) -> Iterator[None]:
-    """Serve ``translations`` for the phrases looked up inside the block (one request, one mail)."""
-    token = _current.set(translations)
+def use(translations: gettext.NullTranslations, clock: Clock | None = None) -> Iterator[None]:
+    """Serve ``translations`` for the phrases looked up inside the block (one request, one mail), and ``clock``
+    for its instants (``moment``; None: each caller's English format)."""
+    token, clock_token = _current.set(translations), _clock.set(clock)
     try:
         yield
     finally:
+        _clock.reset(clock_token)
         _current.reset(token)

@@ -21,13 +21,14 @@ from domain.errors import NotFound, RuleViolation
 from domain.ids import GM
 from domain.mailturns import SALUTATION, Command, LineError, Turn, body_text, items, own_lines, whole, yes
 from domain.platform import commands as platform
-from domain.platform.i18n import N_, _
+from domain.platform.i18n import N_, _, moment
 from domain.powers import armies, magic, world
 from domain.powers import battle_rules as br
 from domain.powers import catalogue_commands as cc
 from domain.powers import commands as pc
 from domain.powers import development as dev
 from domain.powers.armies import ARMY_AIMS
+from domain.powers.feed import state_word, step_word
 
 if TYPE_CHECKING:
     from domain.powers.game import Game
@@ -902,13 +903,14 @@ class PowersTurn(Turn):
     def footer(self, game: Game) -> list[str]:
         s = game.state
         zone = ZoneInfo(game.timezone_for(self.seat))
-        lines = ["", _("Season {season}, month {month}: {step}.").format(season=s.season, month=s.month, step=s.step)]
+        step = step_word(s.step)
+        lines = ["", _("Season {season}, month {month}: {step}.").format(season=s.season, month=s.month, step=step)]
         for w in s.windows.values():
             if not w.closed:
                 mine = w.deadline_for(self.seat if self.seat != GM else None)
-                local = datetime.fromisoformat(mine).astimezone(zone).strftime("%a %d %b %Y %H:%M %Z")
+                local = moment(datetime.fromisoformat(mine).astimezone(zone), "%a %d %b %Y %H:%M %Z")
                 closes = _("{window} closes {time} ({zone}).")
-                lines.append(closes.format(window=w.kind.capitalize(), time=local, zone=zone.key))
+                lines.append(closes.format(window=step_word(w.kind), time=local, zone=zone.key))
         return lines
 
     def _action(self, game: Game, ref: str) -> str:
@@ -926,7 +928,7 @@ def _action_lines(game: Game, action_id: str) -> list[str]:
     act = game.action(action_id)
     lines = [
         _("Action {index} ({action_id}): {title!r}, {slot}.").format(
-            index=act.index, action_id=action_id, title=act.title, slot=act.slot
+            index=act.index, action_id=action_id, title=act.title, slot=state_word(act.slot)
         )
     ]
     if act.pool is None:

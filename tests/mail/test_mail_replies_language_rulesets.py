@@ -1,8 +1,9 @@
 """Every line a reader gets back by mail is in their language (issue 28 item 4): not only the intake's frame (the
 subject, "Nothing was recorded", the receipt) but each ruleset's own lines (Powers' receipts, refusals and footer,
-the covenants' and the Lodge's), and the answers to ``dispute``, ``preview``, ``replay`` and ``adopt`` lines. The words
-a reader must type (verbs, ids, usages) stay as they are typed; a refused line still names its rule or field and
-records nothing; an English reader's lines stay English.
+with a deadline's time as the reader's language writes it; the covenants' and the Lodge's), and the answers to
+``dispute``, ``preview``, ``replay`` and ``adopt`` lines. The words a reader must type (verbs, ids, usages) stay as
+they are typed; a refused line still names its rule or field and records nothing; an English reader's lines stay
+English.
 
 The GM has no language of their own (a seat chooses one with ``SetLanguage``), so the GM's German replies are read
 through ``application.mails.language_of`` answering "de" for the GM: the same lookup the intake makes for any reader.
@@ -11,6 +12,7 @@ through ``application.mails.language_of`` answering "de" for the GM: the same lo
 from __future__ import annotations
 
 import itertools
+import re
 
 import pytest
 
@@ -56,11 +58,14 @@ def test_mail_1_a_german_powers_seat_gets_its_receipts_and_footer_in_german():
     reply = _mail(games, gid, token, TURN)
     assert reply.accepted, reply.body
     body = reply.body
-    assert "Aktion 1 (" in body and "'Duel the Balrog'" in body  # the title as the reader wrote it
+    assert "Aktion 1 (" in body and "'Duel the Balrog', geheim." in body  # the title as the reader wrote it
     assert "  Wurf 1:" in body and "Poolgröße" in body and " Erfolge, " in body
-    assert "Jahreszeit 1, Monat 1:" in body and "Planning schließt " in body and "(Europe/Paris)" in body
+    assert "Saison 1, Monat 1: Planung." in body and "(Europe/Paris)" in body
+    assert re.search(r"Planung schließt \w\w\., \d{1,2}\. \w+\.? 2\d{3}, \d\d:\d\d ", body), (
+        body
+    )  # "Fr., 11. Dez. 2026, 00:32"
     assert "Quittung: Nummer" in body
-    for english in ("Action 1 (", "Roll 1:", "pool size", "successes", "Season 1", " closes "):
+    for english in ("Action 1 (", "Roll 1:", "pool size", "successes", "Season 1", " closes ", "Planning"):
         assert english not in body, (english, body)
     reply = _mail(games, gid, token, "extension 12 the roads are flooded")
     assert reply.accepted and "Die Spielleitung um 12 Stunden mehr gebeten." in reply.body, reply.body
@@ -92,7 +97,7 @@ def test_mail_1_an_english_powers_seats_lines_stay_english():
         and "pool size" in reply.body
         and "Season 1, month 1" in reply.body
     )
-    assert "Aktion" not in reply.body and "Quittung" not in reply.body
+    assert "Aktion" not in reply.body and "Quittung" not in reply.body and "Planning closes " in reply.body
     refused = _mail(games, gid, token, "frobnicate now")
     assert "line 1: I do not understand 'frobnicate'; commands are: " in refused.body
 
