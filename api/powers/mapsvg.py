@@ -10,17 +10,18 @@ is written as their language writes numbers.
 
 from __future__ import annotations
 
+import heapq
 import json
 import math
 import re
-from collections import deque
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from api.web.i18n import number
 from domain.errors import RuleViolation
 from domain.ids import GM
 from domain.platform.i18n import _
+from domain.powers import army_rules as ar
 from domain.powers import hexmap
 
 SIZE = 40  # a hex's circumradius, in SVG units
@@ -232,7 +233,7 @@ def picked(view: dict[str, Any], fig: dict[str, Any], query: Mapping[str, str]) 
     with: the compose form's location, the aim form's town and feature there, a battle declared there against
     the other powers whose armies the viewer sees there (the GM's: for the first of them, against the others), a seek
     in it, and with ``army=`` one of the viewer's
-    armies mustered there along the map's shortest path. All from the viewer's own view."""
+    armies mustered there along the map's cheapest path (``path``). All from the viewer's own view."""
     cell = fig["cells"].get(str(query.get("hex", "")))
     if cell is None:
         return None
@@ -252,7 +253,7 @@ def picked(view: dict[str, Any], fig: dict[str, Any], query: Mapping[str, str]) 
         "feature": features[0] if features else None,
         "enemies": " ".join(enemies),
         "battle_id": "battle-" + re.sub(r"[^a-z0-9]+", "-", cell["label"].lower()).strip("-"),
-        "movers": [a for a in mine if a["hex"] != hex_id and path(fig["cells"], a["hex"], hex_id)],
+        "movers": [a for a in mine if a["hex"] != hex_id and path(fig["cells"], a["hex"], hex_id, a["keywords"])],
         "muster": None,
         "army": None,
     }
@@ -260,26 +261,36 @@ def picked(view: dict[str, Any], fig: dict[str, Any], query: Mapping[str, str]) 
         out.update(declarer=enemies[0] if enemies else None, enemies=" ".join(enemies[1:]))
     army = next((a for a in out["movers"] if a["army_id"] == query.get("army")), None)
     if army is not None:
-        moves = [{"army_id": army["army_id"], "path": path(fig["cells"], army["hex"], hex_id)}]
+        moves = [{"army_id": army["army_id"], "path": path(fig["cells"], army["hex"], hex_id, army["keywords"])}]
         out.update(army=army, muster=json.dumps({"moves": moves}))
     return out
 
 
-def path(cells: Mapping[str, Any], start: str, goal: str) -> list[str] | None:
-    """The shortest path of neighbouring hexes the map draws, from ``start`` to ``goal`` (both included)."""
+def path(cells: Mapping[str, Any], start: str, goal: str, keywords: Sequence[str] = ()) -> list[str] | None:
+    """The cheapest path of neighbouring hexes the map draws, from ``start`` to ``goal`` (both included), by what
+    a muster pays for it (P-ARMY-1, ``army_rules.path_cost``: each hex entered 1, rough terrain 2, a road nothing,
+    an army's terrain keyword easing its terrain), the fewest hexes among paths that cost the same: the muster's
+    Difficulty grows with the cost beyond the army's mobility, so the map fills in the path that costs least."""
     if start not in cells or goal not in cells:
         return None
+    hexes = {h: {"terrain": c["terrain"], "road": c["road"]} for h, c in cells.items()}
+    best: dict[str, tuple[int, int]] = {start: (0, 0)}
     back: dict[str, str | None] = {start: None}
-    queue = deque([start])
+    queue: list[tuple[int, int, str]] = [(0, 0, start)]
     while queue:
-        here = queue.popleft()
+        cost, steps, here = heapq.heappop(queue)
         if here == goal:
             out = [here]
             while (prev := back[out[-1]]) is not None:
                 out.append(prev)
             return out[::-1]
+        if (cost, steps) > best[here]:
+            continue
         for n in hexmap.neighbours(here):
-            if n in cells and n not in back:
-                back[n] = here
-                queue.append(n)
+            if n not in cells:
+                continue
+            reached = (cost + ar.path_cost([here, n], hexes, list(keywords)), steps + 1)
+            if n not in best or reached < best[n]:
+                best[n], back[n] = reached, here
+                heapq.heappush(queue, (*reached, n))
     return None

@@ -23,6 +23,11 @@ from tests.web.test_powers_board_map import hex_titles, map_rows
 from tests.web.test_powers_feature_forms import Seat
 
 
+def services(app):
+    """The app's application service (a test sends commands through it, never reading a game's state)."""
+    return app.state.games
+
+
 def svg_of(html: str) -> str:
     return html[html.index("<svg") : html.index("</svg>")]
 
@@ -147,3 +152,26 @@ def test_choosing_a_hex_and_an_army_fills_in_a_muster_there_that_the_board_accep
     other = north.client.get(f"/play/{gid}?hex=3,0&army=s1").text
     assert value(other, "aa-params") == ""
     assert "Chosen hex" not in north.client.get(f"/play/{gid}?hex=9,9").text
+
+
+def test_a_muster_from_the_map_takes_the_cheapest_path_by_p_army_1_not_the_fewest_hexes(planning):
+    """P-ARMY-1 ([003:657]): a hex entered costs 1, rough terrain 2, a road nothing, and the muster's Difficulty grows
+    with the cost beyond the army's mobility. Between Northmen in 0,0 and 2,0 the map now has mountains in 1,0 and a
+    road through 1,-1 and 2,-1: the move the map fills in goes by the road (cost 1), not over the mountains (cost
+    3), and the board accepts it."""
+    from application.service import Caller
+    from domain.powers import world
+
+    app, gid, north, _pid = planning
+    road = [{"hex": h, "terrain": "plains", "road": True} for h in ("1,-1", "2,-1")]
+    amended = world.AmendMap(hexes=[{"hex": "1,0", "terrain": "mountains"}, *road])
+    services(app).run(Caller.of("gm"), gid, amended)
+    html = north.client.get(f"/play/{gid}?hex=2,0&army=n1").text
+    assert json.loads(value(html, "aa-params")) == {
+        "moves": [{"army_id": "n1", "path": ["0,0", "1,-1", "2,-1", "2,0"]}]
+    }
+    north.post("submit", title="March by the road", slot="public", location="2,0")
+    aid = re.search(r'<select id="aa-action" name="action_id"><option value="([^"]+)"', north.page()).group(1)
+    html = north.client.get(f"/play/{gid}?hex=2,0&army=n1").text
+    done = north.post("aim-army", action_id=aid, kind="muster", params=value(html, "aa-params"))
+    assert "Action aimed at armies." in done
