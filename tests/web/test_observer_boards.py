@@ -110,8 +110,8 @@ def test_the_observers_map_shows_what_the_table_sees_and_nothing_private(app, ga
 
 def private_to_the_board(games: Games, ruleset: str, game_id: str) -> set[str]:
     """What the board itself could draw that the table may not see: Powers' influence (the rich month's is on hexes
-    "hex-7" and "hex-9", P.4), the covenant game's discard pile, face down ([000:8]: its cards' names, the auditor's
-    alone, but for a name also on a card in play)."""
+    "hex-7" and "hex-9", P.4), the covenant game's discard pile, face down ([000:8]: its cards by name, the
+    auditor's alone, but for a name also on a card in play)."""
     if ruleset == "powers":
         return {"hex-7", "hex-9"}
     if ruleset == "covenants":
@@ -134,5 +134,11 @@ def test_the_observers_board_carries_nothing_any_seat_may_not_see(app, games, ru
         )
     page = observer_client(app, games, gid).get(f"/play/{gid}").text
     assert SVG_CLASS[ruleset] in page
-    hidden = hidden_texts(ruleset, played) | private_to_the_board(games, ruleset, gid)
+    hidden = hidden_texts(ruleset, played)
     assert hidden and [h for h in hidden if re.search(rf"\b{re.escape(h)}\b", page, re.IGNORECASE)] == []
+    # what the board could draw from a fuller view, looked for in the drawing and its words (a discarded card's name
+    # may be in the feed: it was in play for all to see; the pile's contents and order are the auditor's)
+    board = drawn(page, ruleset)
+    private = private_to_the_board(games, ruleset, gid)
+    assert [h for h in private if re.search(rf"\b{re.escape(h)}\b", board)] == []
+    assert 'id="discard-order"' not in page
