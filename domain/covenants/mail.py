@@ -36,7 +36,7 @@ from domain.errors import RuleViolation
 from domain.ids import GM
 from domain.mailturns import GRAMMAR, SALUTATION, Command, LineError, Turn, body_text, items, own_lines, whole
 from domain.platform.commands import Command as GameCommand
-from domain.platform.i18n import _
+from domain.platform.i18n import N_, _
 
 USAGE = {
     "move": "move <square>",
@@ -378,11 +378,10 @@ def parse_turn(text: str | None, html: str | None = None, seat: str = GM) -> Cov
     return CovenantTurn(commands, errors, seat)
 
 
-def _one(found: list[str], what: str) -> str:
+def _one(found: list[str], refusal: str) -> str:
+    """The one id found, else a refusal (``refusal``, marked with ``N_``, says how many there are to choose from)."""
     if len(found) != 1:
-        raise RuleViolation(
-            _("name the {what}: you have {count} to choose from").format(what=what, count=len(found)), rule=GRAMMAR
-        )
+        raise RuleViolation(_(refusal).format(count=len(found)), rule=GRAMMAR)
     return found[0]
 
 
@@ -484,19 +483,22 @@ class CovenantTurn(Turn):
         """The card named, or the one this covenant generated and has not kept or discarded (A-GEN-2)."""
         if words:
             return words[0]
-        return _one([c.id for c in game.covenant_cards(self.seat, pending=True) if c.pending], "card")
+        return _one(
+            [c.id for c in game.covenant_cards(self.seat, pending=True) if c.pending],
+            N_("name the card: you have {count} to choose from"),
+        )
 
     def _mage(self, game: CovenantGame) -> str:
         mages = [c.id for c in game.covenant_cards(self.seat) if c.kind == "mage" and c.active]
-        return _one(mages, "mage ('with <mage>')")
+        return _one(mages, N_("name the mage ('with <mage>'): you have {count} to choose from"))
 
     def _healer(self, game: CovenantGame) -> str:
         healers = [c.id for c in game.covenant_cards(self.seat) if c.active and game.house.cards[c.name].heals]
-        return _one(healers, "healer ('with <healer>')")
+        return _one(healers, N_("name the healer ('with <healer>'): you have {count} to choose from"))
 
     def _challenge(self, game: CovenantGame) -> str:
         mine = [k for k, ch in game.state.challenges.items() if self.seat in (ch["challenger"], ch["target"])]
-        return _one(mine, "challenge ('in <challenge>')")
+        return _one(mine, N_("name the challenge ('in <challenge>'): you have {count} to choose from"))
 
     def recorded(self, game: CovenantGame, cmd: Command, command: Any, result: dict[str, Any]) -> list[str]:
         s = game.state
@@ -511,14 +513,19 @@ class CovenantTurn(Turn):
         if cmd.verb == "challenge":
             issued = _("line {line}: challenge {challenge_id} issued")
             return [issued.format(line=cmd.line, challenge_id=result.get("challenge_id"))]
+        from domain.covenants.ruleset import phase_word  # the ruleset imports this grammar
+
         said = _("line {line}: {verb} recorded (phase now {phase})") if s.phase else _("line {line}: {verb} recorded")
-        return [said.format(line=cmd.line, verb=cmd.verb, phase=s.phase)]
+        return [said.format(line=cmd.line, verb=cmd.verb, phase=phase_word(s.phase))]
 
     def footer(self, game: CovenantGame) -> list[str]:
         s = game.state
         p = s.powers.get(self.seat)
         year = _("Year {year}, {season}, cycle {cycle}: {phase} phase.")
-        out = ["", year.format(year=s.year, season=game.season_name, cycle=s.cycle, phase=s.phase)]
+        from domain.covenants.ruleset import phase_word, season_word  # the ruleset imports this grammar
+
+        season, phase = season_word(game.season_name), phase_word(s.phase)
+        out = ["", year.format(year=s.year, season=season, cycle=s.cycle, phase=phase)]
         if s.turn:
             out.append(_("Your turn.") if s.turn[0] == self.seat else _("Waiting for {seat}.").format(seat=s.turn[0]))
         if p is not None:

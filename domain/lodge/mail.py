@@ -269,4 +269,6 @@ class LodgeTurn(Turn):
             if p["mage"] == self.seat
         ]
         turn = _("Turn {turn}, phase {phase}; you are in {room}.") if where else _("Turn {turn}, phase {phase}.")
-        return ["", turn.format(turn=s.turn, phase=s.phase, room=where), *waiting]
+        from domain.lodge.ruleset import phase_word  # the ruleset imports this grammar
+
+        return ["", turn.format(turn=s.turn, phase=phase_word(s.phase), room=where), *waiting]

@@ -108,7 +108,7 @@ def test_mail_1_a_german_lodge_mage_gets_the_lodges_lines_in_german_and_a_refusa
     reply = _mail(games, gid, tokens["ann"], "prepare unravel in quick\nprepare firebolt in I\npass")
     assert reply.accepted, reply.body
     assert "unravel liegt verdeckt in Platz QUICK." in reply.body and "Du passt." in reply.body
-    assert "Zug 1, Phase" in reply.body and "du bist in " in reply.body and "lies face down" not in reply.body
+    assert "Zug 1, Phase Vorbereitung; du bist in " in reply.body and "lies face down" not in reply.body
     before = _version(games, gid)
     refused = _mail(games, gid, tokens["ann"], "prepare unravel in nowhere")
     assert not refused.accepted and "Zeile 1: die Plätze sind " in refused.body and "(MAIL-1)" in refused.body
@@ -129,7 +129,10 @@ def test_mail_1_a_german_covenant_gets_the_covenants_lines_in_german_and_a_refus
     assert _version(t.games, t.game_id) == before
     reply = _mail(t.games, t.game_id, tokens[seat], "move 2")
     assert reply.accepted, reply.body
-    assert "Zeile 1: move erfasst" in reply.body and "Jahr 1, " in reply.body and "Zyklus" in reply.body
+    assert "Zeile 1: move erfasst (Phase jetzt Bewegung)" in reply.body, (
+        reply.body
+    )  # the verb as typed, the phase in words
+    assert "Jahr 1, Frühling, Zyklus 1: Bewegung." in reply.body
     assert "Du hast " in reply.body and " Gold, " in reply.body and "Es wird auf " in reply.body
     assert "recorded" not in reply.body and "You hold" not in reply.body
 
