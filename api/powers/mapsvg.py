@@ -245,7 +245,14 @@ def picked(view: dict[str, Any], fig: dict[str, Any], query: Mapping[str, str]) 
     features += [f for f in m.get("features", []) if f["hex"] == hex_id]
     armies = (view.get("armies") or {}).get("armies", [])
     enemies = sorted({a["controller"] for a in armies if a["hex"] == hex_id and a["controller"] not in (me, None)})
-    mine = [a for a in armies if a["controller"] == me and me is not None]
+    # A muster moves armies from their garrisons: one out in the field moves again only with Forced March (P-ARMY-1,
+    # [003:919]), read from the perks every power's view shows.
+    perks = {p["name"] for p in ((view.get("development") or {}).get("perks") or {}).get(me, [])}
+    mine = [
+        a
+        for a in armies
+        if a["controller"] == me and me is not None and (not a.get("mustered") or "Forced March" in perks)
+    ]
     out: dict[str, Any] = {
         "hex": hex_id,
         "cell": cell,

@@ -175,3 +175,23 @@ def test_a_muster_from_the_map_takes_the_cheapest_path_by_p_army_1_not_the_fewes
     html = north.client.get(f"/play/{gid}?hex=2,0&army=n1").text
     done = north.post("aim-army", action_id=aid, kind="muster", params=value(html, "aa-params"))
     assert "Action aimed at armies." in done
+
+
+def test_the_map_offers_no_muster_of_an_army_out_in_the_field_but_with_forced_march():
+    """P-ARMY-1 ([003:919]): a muster moves armies from their garrisons, so an army mustered out into the field this
+    season is refused another muster unless its power holds Forced March; the map offers (and fills in) its move only
+    then, read from the viewer's own view (its armies' cards, the perks every power's view shows)."""
+    from api.powers.mapsvg import map_figure, picked
+
+    field = {"army_id": "n1", "name": "Northmen", "controller": "north", "size": 3, "keywords": []}
+    field |= {"hex": "1,0", "garrison": "0,0", "mustered": True}
+    home = dict(field, army_id="n2", name="Home Guard", hex="0,0", mustered=False)
+    hexes = [{"hex": f"{q},0", "terrain": "plains"} for q in range(3)]
+    view = {"viewer": "north", "map": {"hexes": hexes}, "armies": {"armies": [field, home]}, "development": {}}
+    fig = map_figure(view, {"north": "North"})
+    assert [a["army_id"] for a in picked(view, fig, {"hex": "2,0"})["movers"]] == ["n2"]
+    assert picked(view, fig, {"hex": "2,0", "army": "n1"})["muster"] is None
+    view["development"] = {"perks": {"north": [{"name": "Forced March"}]}}
+    assert [a["army_id"] for a in picked(view, fig, {"hex": "2,0"})["movers"]] == ["n1", "n2"]
+    filled = json.loads(picked(view, fig, {"hex": "2,0", "army": "n1"})["muster"])
+    assert filled == {"moves": [{"army_id": "n1", "path": ["1,0", "2,0"]}]}
