@@ -252,6 +252,8 @@ class LodgeTurn(Turn):
         s = game.state
         mage = s.mages.get(self.seat)
         where = s.positions.get(self.seat) if mage is not None else None
+        rooms = {r.id: r.name for r in game.catalogue.rooms}  # the Room by its printed name, its id to type beside it
+        room = f"{rooms[where]} ({where})" if where in rooms and rooms[where] != where else where
         # the answers offered now (domain.lodge.offers): a Cell offer's "resolve" only while in the Cell, none while
         # an effect of the sender's waits for another choice (L-EFF-1)
         offered = (
@@ -271,4 +273,4 @@ class LodgeTurn(Turn):
         turn = _("Turn {turn}, phase {phase}; you are in {room}.") if where else _("Turn {turn}, phase {phase}.")
         from domain.lodge.ruleset import phase_word  # the ruleset imports this grammar
 
-        return ["", turn.format(turn=s.turn, phase=phase_word(s.phase), room=where), *waiting]
+        return ["", turn.format(turn=s.turn, phase=phase_word(s.phase), room=room), *waiting]
