@@ -149,7 +149,7 @@ def _check_town(game: Game, t: Any, known_hexes: set[str], base: WorldState | No
                 rule="P-TOWN-4",
                 field=f"{at}.statuses",
             )
-        whole(v, f"{at}.statuses", 0, 100)
+        whole(v, f"{at}.statuses.{k}", 0, 100)  # the status's own field (the map editor shows it there)
     old: Town | None = base.towns.get(tid) if base else None
     claims = deepcopy(old["claims"]) if old else {}
     given = t.get("claims")
@@ -205,6 +205,21 @@ def _named(at: str, key: str, check: Callable[[], T]) -> T:
         raise type(err)(err.message, rule=err.rule, field=f"{at}.{key}") from None
 
 
+def _check_floors(at: str, given: list[Any]) -> list[Floor]:
+    """A dungeon's floors (P-FEAT-4), each refusal naming the floor's own field, numbered from 1 as the map editor
+    shows them (``features[tomb].floors[2].difficulty``)."""
+    floors: list[Floor] = []
+    for n, fl in enumerate(given, start=1):
+        on = f"{at}.floors[{n}]"
+        floors.append(
+            {
+                "difficulty": whole(fl.get("difficulty"), f"{on}.difficulty", 0, 50),
+                "reward": limits.check_text(fl.get("reward", ""), f"{on}.reward", limits.GRANT_TEXT, what="a reward"),
+            }
+        )
+    return floors
+
+
 def _check_feature(
     game: Game,
     f: Any,
@@ -236,19 +251,14 @@ def _check_feature(
     for m in modules:
         if kind != "stronghold" or m not in wr.MODULES:
             raise RuleViolation(
-                f"modules belong to strongholds, and are one of {', '.join(wr.MODULES)}", rule="P-FEAT-3"
+                f"modules belong to strongholds, and are one of {', '.join(wr.MODULES)}",
+                rule="P-FEAT-3",
+                field=f"{at}.modules",
             )
     controller = f.get("controller")
     if controller is not None:
         _named(at, "controller", lambda: game.power(controller))
-    floors: list[Floor] = []
-    for fl in f.get("floors", []) if kind == "dungeon" else []:
-        floors.append(
-            {
-                "difficulty": whole(fl.get("difficulty"), "floors", 0, 50),
-                "reward": limits.check_text(fl.get("reward", ""), "floors", limits.GRANT_TEXT, what="a reward"),
-            }
-        )
+    floors = _check_floors(at, f.get("floors", []) if kind == "dungeon" else [])
     known_to = sorted({str(p) for p in f.get("known_to", [])})
     for p in known_to:
         game.power(p)

@@ -78,3 +78,35 @@ def test_the_gm_completes_a_town_action_with_the_facts_only_the_gm_knows(table):
     )
     receipt = games.run(Caller.of("gm"), gid, world.AimAction(aid, "town", town_id="derop", kind="trade", params=facts))
     assert receipt.result["difficulty"] == 2  # one power claims both towns: no +2
+
+
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [
+        ({"towns": [{**TOWN, "statuses": {"taxed": 101}}]}, "towns[derop].statuses.taxed"),
+        (
+            {"features": [{"id": "tomb", "kind": "dungeon", "hex": "0,0", "floors": [{"difficulty": 2}, {}]}]},
+            "features[tomb].floors[2].difficulty",
+        ),
+        (
+            {"features": [{"id": "tomb", "kind": "dungeon", "hex": "0,0", "floors": [{"difficulty": 2, "reward": 7}]}]},
+            "features[tomb].floors[1].reward",
+        ),
+        (
+            {"features": [{"id": "tomb", "kind": "dungeon", "hex": "0,0", "modules": ["tower"]}]},
+            "features[tomb].modules",
+        ),
+    ],
+    ids=["status", "floor-difficulty", "floor-reward", "modules"],
+)
+def test_p_town_4_p_feat_3_p_feat_4_a_bad_status_floor_or_module_names_its_own_field_and_records_nothing(
+    table, change, field
+):
+    """The JSON path's refusals name the field the map editor shows the value in (issue 28 item 7)."""
+    games, gid, _, _ = table
+    games.run(Caller.of("gm"), gid, world.DeclareMap(hexes=HEXES, towns=[TOWN]))
+    before = games.view(gid, "gm")["map"]
+    with pytest.raises(RuleViolation) as refused:
+        games.run(Caller.of("gm"), gid, world.AmendMap(**change))
+    assert refused.value.field == field
+    assert games.view(gid, "gm")["map"] == before
