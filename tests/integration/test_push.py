@@ -448,3 +448,25 @@ def test_in_production_every_process_derives_the_same_vapid_key_from_the_secret_
     assert push.public_key(push.vapid(other)) != push.public_key(api)
     configured = push.new_private_key()
     assert push.public_key(push.vapid(production(tmp_path, configured))) != push.public_key(api)  # the setting wins
+
+
+def test_issue_28_a_reply_pushed_after_the_post_it_quotes_is_hidden_says_not_its_words(eager, service):
+    """A reply that quotes a post (``> ...``) is pushed after the GM hid that post: the push carries the hidden post's
+    placeholder with the reason in place of its words, and the reply's own words."""
+    from domain.platform.commands import HidePost
+    from workers.push import collect, deliver
+
+    games, projector, settings = eager
+    gid, wiz, sov = a_game(games)
+    projector.catch_up()
+    phone = Device(service.url("/push/quote"))
+    subscribed(projector, gid, wiz, phone, ["mention"])
+    said = games.run(Caller.of(sov), gid, MakePost("table", "RUDE-WORDS")).result["post_id"]
+    games.run(Caller.of(sov), gid, MakePost("table", "> RUDE-WORDS\n\n@Wiz SORRY-WORDS", reply_to=said))
+    projector.catch_up()
+    (row_id,) = collect(projector.db, games, datetime.now(timezone.utc))
+    games.send(gid, "gm", HidePost(said, "rude"))
+    projector.catch_up()
+    assert deliver(projector.db, settings, row_id) == "sent"
+    body = phone.decrypt(service.requests("/push/quote")[-1])["body"]
+    assert "RUDE-WORDS" not in body and "SORRY-WORDS" in body and "hidden: rude" in body

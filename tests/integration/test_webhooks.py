@@ -608,3 +608,24 @@ def test_a_delivery_that_fails_in_an_unforeseen_way_is_a_counted_attempt_that_ne
     assert (row["status"], row["attempts"], row["last_error"]) == ("queued", 1, "InvalidURL")
     (hook,) = webhooks.listing(projector.db, gid)
     assert "s3cret" not in repr(hook)
+
+
+def test_issue_28_a_reply_sent_after_the_post_it_quotes_is_hidden_says_not_its_words(eager, receiver):
+    """A reply quoting a post reaches the webhook after the GM hid that post (a retry): it carries the hidden post's
+    placeholder with the reason, never its words."""
+    from domain.platform.commands import HidePost
+
+    games, projector, settings = eager
+    gid, wiz, sov = a_game(games)
+    projector.catch_up()
+    webhooks.add(projector.db, gid, "gm", receiver.url("/quote"), "json", ["post"], allow_private=True)
+    receiver.answers["/quote"] = [500, 500]
+    post = games.run(Caller.of(wiz), gid, MakePost("table", "RUDE-WORDS")).result["post_id"]
+    games.run(Caller.of(sov), gid, MakePost("table", "> RUDE-WORDS\n\nSORRY-WORDS", reply_to=post))
+    t0 = datetime.now(timezone.utc)
+    sweep(t0)
+    games.run(Caller.of("gm"), gid, HidePost(post, "rude"))
+    sweep(t0 + timedelta(minutes=1))
+    sent = [b["text"] for b in receiver.bodies("/quote")]
+    assert any("SORRY-WORDS" in t for t in sent)
+    assert not any("RUDE-WORDS" in t for t in sent[-1:]) and "hidden: rude" in sent[-1]
