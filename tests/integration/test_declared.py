@@ -3,6 +3,10 @@ and its OpenAPI entry, with no route written for it."""
 
 from __future__ import annotations
 
+import dataclasses
+import json
+from datetime import datetime
+
 import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
@@ -11,6 +15,7 @@ from api import declare, rulesets
 from api.app import create_app
 from api.declare import Declared, Route
 from api.powers.schemas import SeasonLengthRequest
+from domain.platform.commands import Command
 from domain.powers.commands import SetMonths
 from projections.settings import Settings
 from tests.integration.helpers import close_app
@@ -101,3 +106,66 @@ def test_each_command_is_declared_once_and_each_form_has_a_name_of_its_own():
         assert len(names) == len(set(names)) and not set(names) & set(PLATFORM_FORMS), ruleset
         routes = [(d.route.method, d.route.path) for d in declared if d.route is not None]
         assert len(routes) == len(set(routes)), ruleset
+
+
+ROUTE_ARGS = [  # (command, a route's fields as its request schema dumps them)
+    ("SubmitAction", {"power_id": "p1", "title": "Scout", "targets": ["a", "b"], "difficulty": None, "convert": 0}),
+    ("SubmitAction", {"power_id": "p1", "title": "Raid", "assets": [{"kind": "might", "n": 2, "tags": ["x"]}]}),
+    ("SubmitAction", {"power_id": "p1", "title": "Raid", "assets": [{"weight": 0.5}]}),  # a fraction: the adapter's
+    ("RollAction", {"action_id": "act-1", "extra_actions": 2, "convert": None}),
+]
+
+
+@pytest.mark.parametrize("name, args", ROUTE_ARGS)
+def test_a_routes_command_of_plain_fields_built_directly_is_the_one_its_json_gives(name, args):
+    """Issue 30: a route's command whose fields are all plain JSON types is built from its fields directly (its
+    ``__post_init__`` checks each strictly), not through JSON and the adapter; it is the same command, field for field
+    and of the same types."""
+    from domain.powers import commands as pc
+
+    cls = getattr(pc, name)
+    assert declare._plain(cls)
+    built = declare.build(cls, dict(args), where="")
+    via_json = declare._adapter(cls).validate_json(json.dumps(args), strict=True)
+    assert built == via_json
+    assert [type(v) for v in vars(built).values()] == [type(v) for v in vars(via_json).values()]
+
+
+@pytest.mark.parametrize(
+    "args, field",
+    [
+        ({"power_id": "p1", "title": 5}, "title"),  # refused by the command's own check, named as the adapter names it
+        ({"power_id": "p1"}, "title"),  # missing
+        ({"power_id": "p1", "title": "x", "targets": "a"}, "targets"),
+        ({"power_id": "p1", "title": "x", "convert": True}, "convert"),  # a bool is no count
+        ({"power_id": "p1", "title": "x", "assets": [{"n": float("nan")}]}, ""),  # no JSON number
+    ],
+)
+def test_a_routes_command_refused_on_the_direct_path_is_refused_as_the_adapter_refuses_it(args, field):
+    from domain.errors import RuleViolation
+    from domain.powers.commands import SubmitAction
+
+    with pytest.raises(RuleViolation) as err:
+        declare.build(SubmitAction, dict(args), where="")
+    assert err.value.field == field or (not field and "not a JSON number" in err.value.message), err.value.as_dict()
+
+
+@dataclasses.dataclass(frozen=True)
+class _Timed(Command):
+    at: datetime
+    hours: float = 1.0
+    tags: tuple[str, ...] = dataclasses.field(default_factory=tuple)
+
+
+@dataclasses.dataclass(frozen=True)
+class _Loose(Command):
+    name: str
+    things: list[dict[str, object]] = dataclasses.field(default_factory=list)
+
+
+def test_only_commands_of_plain_json_fields_are_built_directly():
+    """A time, a float, a tuple (which JSON converts) or a type JSON has not: the adapter builds the command."""
+    assert not declare._plain(_Timed) and not declare._plain(_Loose)
+    built = declare.build(_Timed, {"at": "2026-01-01T00:00:00+00:00", "hours": 2, "tags": ["a"]}, where="")
+    assert built.at == datetime.fromisoformat("2026-01-01T00:00:00+00:00") and built.tags == ("a",)
+    assert built.hours == 2.0 and type(built.hours) is float
