@@ -241,7 +241,18 @@ class CommandRoute(APIRoute):
     once, is cached on the request, so FastAPI's handler reads it again. The OpenAPI entry is the route's, unchanged.
     ``tests/integration/test_command_route.py`` checks the two paths answer alike."""
 
+    # Each handler built for this route (at its creation, at each inclusion in an app): whether it has the lean path.
+    # ``tests/integration/test_command_route.py`` requires it of every declared route, so that a FastAPI upgrade that
+    # moves the internals read here (``_effective_route_context_var``, the inclusion's dependant and response field)
+    # fails there, loudly, instead of every command silently taking FastAPI's slower handler.
+    lean_built: list[bool]
+
     def get_route_handler(self) -> Callable[[Request], Any]:
+        handler, lean = self._handler()
+        self.__dict__.setdefault("lean_built", []).append(lean)
+        return handler
+
+    def _handler(self) -> tuple[Callable[[Request], Any], bool]:
         full = super().get_route_handler()
         context = _EFFECTIVE.get() if _EFFECTIVE is not None else None
         route: Any = context if context is not None and context.original_route is self else self
@@ -254,7 +265,7 @@ class CommandRoute(APIRoute):
             or [d.call for d in dependant.dependencies] != [command_sender]
             or route.response_field is None
         ):
-            return full
+            return full, False
         endpoint, body_model, status, field = self.endpoint, declared.body, route.status_code, route.response_field
         names = declared.parameters()
         overrides = getattr(route.dependency_overrides_provider, "dependency_overrides", None)
@@ -295,7 +306,7 @@ class CommandRoute(APIRoute):
             )
             return Response(content=content, status_code=status, media_type=JSON)
 
-        return handler
+        return handler, True
 
 
 def router(declared: Sequence[Declared], tags: list[str | Any] | None = None) -> APIRouter:

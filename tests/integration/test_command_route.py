@@ -7,6 +7,7 @@ here is sent both ways and the answers compared."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -140,3 +141,34 @@ def test_a_route_with_a_path_parameter_and_a_retried_key_answer_alike_both_ways(
     lean, full = both_ways(api, app, f"/games/{game}/actions/act-0000000000/roll", headers=bearer(gm), json={})
     assert lean == full and lean[0] in (404, 409, 422), lean
     assert json.dumps(lean)  # a JSON answer, not an HTML error page
+
+
+def test_every_declared_route_is_built_with_the_lean_path_by_this_fastapi(monkeypatch, tmp_path):
+    """``CommandRoute`` reads FastAPI internals (``fastapi.routing._effective_route_context_var``, the inclusion's
+    dependant and response field, ``fastapi.telemetry.get_telemetry_data``): after a FastAPI upgrade that moves them,
+    every command would silently take FastAPI's slower handler (issue 30). Every declared route of every ruleset, as an
+    app includes it, is built with its lean path, and the internals it reads are where it reads them."""
+    from api import declare
+    from api.app import create_app
+    from projections.settings import Settings
+    from tests.integration.helpers import close_app
+
+    assert declare._EFFECTIVE is fastapi.routing._effective_route_context_var
+    assert fastapi.routing.serialize_response is declare.serialize_response
+    made: list = []
+    real = declare.routers
+    monkeypatch.setattr(declare, "routers", lambda: made.extend(real()) or made)
+    app = create_app(Settings(data_dir=tmp_path, embedded_workers=False, read_models_sync=False))
+    try:
+        routes = [r for router in made for r in router.routes]
+        assert len(routes) >= 20 and all(isinstance(r, declare.CommandRoute) for r in routes)
+        client = TestClient(app, raise_server_exceptions=False)
+        for r in routes:  # FastAPI builds an included route's handler when a request first reaches its router
+            path = re.sub(r"\{\w+\}", "x", r.path)
+            assert client.request(next(iter(r.methods)), path, json={}).status_code < 500, path
+        included = [r.path for r in routes if len(r.lean_built) < 2]  # built once as made, once more as included
+        assert not included, f"not built again as the app includes them (FastAPI's inclusion changed?): {included}"
+        slow = [r.path for r in routes if not all(r.lean_built)]
+        assert not slow, f"built without the lean path (FastAPI's internals moved?): {slow}"
+    finally:
+        close_app(app)
