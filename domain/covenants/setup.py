@@ -13,7 +13,7 @@ from domain.covenants.house import FORMS, STARTING_CARDS, STARTING_MAGE, TECHNIQ
 from domain.covenants.options import option
 from domain.covenants.state import Card, CovenantSeat, CovenantState
 from domain.dice import Roller
-from domain.ids import GM, SYSTEM
+from domain.ids import RESERVED_VIEWERS, SYSTEM
 from domain.platform.roles import HOST
 
 if TYPE_CHECKING:
@@ -34,7 +34,7 @@ def add_covenant(
     s = game.state
     if s.phase != "setup":
         raise RuleViolation("covenants join before the game begins", rule="A-ORDER-2", field="seat_id")
-    if seat_id in s.powers or seat_id in (GM, SYSTEM):
+    if seat_id in s.powers or seat_id in RESERVED_VIEWERS:
         raise RuleViolation(f"the seat {seat_id!r} is taken", field="seat_id")
     if len(s.powers) >= 4:
         raise RuleViolation("the game is for two to four players", rule="A-ORDER-2", field="seat_id")

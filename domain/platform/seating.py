@@ -23,9 +23,30 @@ from eventsourcing.domain import Aggregate
 from domain import limits
 from domain import visibility as vis
 from domain.errors import RuleViolation
+from domain.ids import RESERVED_VIEWERS
 
 PACES = ("", "brisk", "steady", "leisurely")  # what the GM says of the game's pace in the lobby ("": not said)
 LANGUAGE = re.compile(r"[a-z]{2,3}(-[A-Za-z0-9]{2,8})?")  # a language tag's language (and region): "de", "en-GB"
+
+
+def reserved_seats(game: Any) -> frozenset[str]:
+    """The seats of this game with an id the platform keeps for a viewer (``domain.ids.RESERVED_VIEWERS``): none,
+    unless a game recorded before the platform refused them has one."""
+    seats = game.seats
+    return frozenset(r for r in RESERVED_VIEWERS if r in seats)
+
+
+def refuse_reserved_seats(game: Any, before: frozenset[str] = frozenset()) -> None:
+    """No seat of any ruleset takes an id the platform keeps for a viewer: a seat called ``observer`` would have every
+    observer read its private actions, one called ``public`` or ``gm`` would blur an audience. Checked on what a
+    command leaves, before anything is saved, so a ruleset that lets such a seat in records nothing (RuleViolation,
+    naming the seat). ``before``: such seats the game had already (recorded before this check), which still play."""
+    for reserved in sorted(reserved_seats(game) - before):
+        raise RuleViolation(
+            f"a seat may not be called {reserved!r}: the platform keeps that name for a viewer "
+            "(the GM, the public, observers); choose another",
+            field="seat_id",
+        )
 
 
 def _upcast_listed(state: dict[str, Any]) -> None:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from domain.errors import NotFound
-from domain.ids import GM
+from domain.ids import GM, RESERVED_VIEWERS
 from domain.platform.commands import Command, Context, Handler, require_gm, require_seat
 from domain.platform.commands import RollBack as RollBack  # noqa: F401  (a platform command now; kept importable here)
 from domain.powers.armies import ARMY_COMMANDS
@@ -270,7 +270,7 @@ def add_power(game: Game, cmd: AddPower, ctx: Context) -> dict[str, Any]:
     require_gm(ctx)
     base = _slug(cmd.name)
     pid, n = base, 2
-    while pid in game.state.powers or pid == GM:
+    while pid in game.state.powers or pid in RESERVED_VIEWERS:  # 'Observer' is seated as observer-2
         pid, n = f"{base}-{n}", n + 1
     game.add_power(pid, cmd.name, cmd.cls, cmd.subclass, cmd.options)
     game.issue_credential(pid, cmd.token_hash)
