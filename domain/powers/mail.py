@@ -21,7 +21,7 @@ from domain.errors import NotFound, RuleViolation
 from domain.ids import GM
 from domain.mailturns import SALUTATION, Command, LineError, Turn, body_text, items, own_lines, whole, yes
 from domain.platform import commands as platform
-from domain.platform.i18n import N_, _, moment
+from domain.platform.i18n import N_, _, moment, ngettext
 from domain.powers import armies, magic, world
 from domain.powers import battle_rules as br
 from domain.powers import catalogue_commands as cc
@@ -793,15 +793,11 @@ class PowersTurn(Turn):
             ]
         if isinstance(command, pc.DeclareReaction):
             return [
-                _(
-                    "Resisted (reaction {reaction_id}): roll {roll_no} gave {faces}: {successes} successes, "
-                    "{consequences} consequences."
-                ).format(
+                _("Resisted (reaction {reaction_id}): roll {roll_no} gave {faces}: {tally}.").format(
                     reaction_id=result["reaction_id"],
                     roll_no=result["roll_no"],
                     faces=result["faces"],
-                    successes=result["successes"],
-                    consequences=result["consequences"],
+                    tally=_tally(result["successes"], result["consequences"]),
                 )
             ]
         if isinstance(command, pc.WaiveReactions):
@@ -937,25 +933,21 @@ def _action_lines(game: Game, action_id: str) -> list[str]:
     t = game.tally(act)
     faces = [d.face for d in act.pool.dice]
     rolled = (
-        _("  Roll {roll_no}: {faces}; pool size {pool_size}; {successes} successes, {consequences} consequences.")
+        _("  Roll {roll_no}: {faces}; pool size {pool_size}; {tally}.")
         if act.pool.locked
-        else _(
-            "  Roll {roll_no}: {faces}; pool size {pool_size}; {successes} successes, {consequences} consequences "
-            "(conversions not fixed yet)."
-        )
+        else _("  Roll {roll_no}: {faces}; pool size {pool_size}; {tally} (conversions not fixed yet).")
     )
-    lines.append(
-        rolled.format(
-            roll_no=act.pool.roll_no,
-            faces=faces,
-            pool_size=t.pool_size,
-            successes=t.successes,
-            consequences=t.consequences,
-        )
-    )
+    tally = _tally(t.successes, t.consequences)
+    lines.append(rolled.format(roll_no=act.pool.roll_no, faces=faces, pool_size=t.pool_size, tally=tally))
     if act.digest:
         lines.append(_("  Submission digest: {digest}").format(digest=act.digest))
     return lines
+
+
+def _tally(successes: int, consequences: int) -> str:
+    """A roll's successes and consequences, each counted as the reader's language counts it."""
+    won = ngettext("{n} success", "{n} successes", successes).format(n=successes)
+    return won + ", " + ngettext("{n} consequence", "{n} consequences", consequences).format(n=consequences)
 
 
 def _power(game: Game, ref: str, field: str = "targets") -> str:
@@ -1475,8 +1467,10 @@ def _more_lines(game: Game, name: dict[str, str], command: Any, result: dict[str
     if isinstance(command, cc.JoinAction):
         if not result:
             return [_("Joined {action_id}.").format(action_id=command.action_id)]
-        got = _("Joined {action_id}: rolled {faces}, {successes} successes.")
-        return [got.format(action_id=command.action_id, faces=result.get("faces"), successes=result.get("successes"))]
+        got = _("Joined {action_id}: rolled {faces}, {successes}.")
+        n = int(result.get("successes") or 0)
+        won = ngettext("{n} success", "{n} successes", n).format(n=n)
+        return [got.format(action_id=command.action_id, faces=result.get("faces"), successes=won)]
     if isinstance(command, cc.TakeFreeAction):
         return [_("Took the free action {kind} with {asset_id}.").format(kind=command.kind, asset_id=command.asset_id)]
     if isinstance(command, cc.GainExtraReaction):
