@@ -6,7 +6,9 @@ A replay records nothing: both copies are folded afresh from the store (the game
 replayed) and discarded. An adoption replays again in the command's own transaction, against the game as it stands
 under its lock, so what is adopted is what the store holds then; it records ``RulesAdopted`` (sealed: the amended
 results, which ``fold`` re-applies whenever the game is loaded) and one ``RulesChangeTold`` per viewer: the GM the
-whole difference, each seat (a host too) the changes to the events it may see and to its own view.
+whole difference, each seat (a host too) the changes to the events it may see and to its own view, and, last, every
+observer (the public audience) those of the public events and of the observers' view; each line numbers the results
+re-decided among its viewer's events by the viewer's own numbers, for their derivations (issue 29).
 """
 
 from __future__ import annotations
@@ -94,6 +96,16 @@ def _own_view(other: Any, replayed: replays.Replayed, viewer: str) -> list[dict[
     )
 
 
+def _changes_for(other: Any, replayed: replays.Replayed, viewer: str) -> list[dict[str, Any]]:
+    """The changes ``viewer`` (a seat, or ``observer``: what every observer sees) may be told: those of the events
+    it may see, and how its own view ends differently."""
+    mine = replays.for_viewer(replayed.differences, viewer)
+    view = _own_view(other, replayed, viewer)
+    if view:
+        mine.append({"type": "view", "rules": [], "result": {}, "state": view})
+    return mine
+
+
 # words(the adoption's summary, the differences the adopter may see, the receipt) -> a reply kept with the receipt
 Words = Callable[[dict[str, Any], list[dict[str, Any]], Receipt], str]
 
@@ -121,15 +133,16 @@ def adopt(
         if version == game.state.rules_version:
             raise RuleViolation(f"this game is already pinned at version {version!r}", field="version")
         other, start, replayed = _replayed(games, game, version, from_phase)
-        told = {GM: ([GM], [d.as_dict() for d in replayed.differences])}  # the GM: the whole difference
-        for seat in game.seats:
-            if seat == GM:
-                continue
-            mine = replays.for_viewer(replayed.differences, seat)
-            view = _own_view(other, replayed, seat)
-            if view:
-                mine.append({"type": "view", "rules": [], "result": {}, "state": view})
-            told[seat] = (vis.seats([seat]), mine)
+        seats = [s for s in game.seats if s != GM]
+        stored = games.events.get(game.id, lte=game.version)
+        amended = replays.numbered(stored, replayed.differences, [GM, *seats, vis.OBSERVER])
+        # the GM: the whole difference
+        told = {GM: replays.Told([GM], [d.as_dict() for d in replayed.differences], amended[GM])}
+        for seat in seats:
+            told[seat] = replays.Told(vis.seats([seat]), _changes_for(other, replayed, seat), amended[seat])
+        # every observer, last (issue 29): a rules change is public, and its derivations follow it as a seat's do
+        changes = _changes_for(other, replayed, vis.OBSERVER)
+        told[vis.OBSERVER] = replays.Told([vis.PUBLIC], changes, amended[vis.OBSERVER], public=True)
         upto, previous = game.version, game.state.rules_version
         game.adopt_rules(version, from_phase, start, replayed, told, caller.principal)
         out = {

@@ -21,7 +21,9 @@ answers for those.
 
 A result is derived by the rules of the version in force when it was made: the version the game was created at, then
 each version it adopted (issue 29 item 3), from the ``RulesChangeTold`` that told the viewer of the adoption on
-(``InForce``, ``rules_of``). A result recorded before the adoption stands derived as it was decided then.
+(``InForce``, ``rules_of``). A result recorded before the phase the adoption counts from stands derived as it was
+decided then; one recorded since and re-decided by the adoption (the board shows it amended) is derived as the adopted
+version re-decided it, saying so (``redecided``: the viewer's line numbers it among the viewer's own events).
 """
 
 from __future__ import annotations
@@ -218,13 +220,73 @@ class InForce:
         self.undone: str | None = None
 
     def read(self, event: Mapping[str, Any]) -> str | None:
-        """The version this event was recorded under (None: the one the game was created at)."""
+        """The version this event was recorded under (None: the one the game was created at), or, for a result an
+        adoption re-decided (``redecided``), the version that re-decided it."""
         data = event.get("data") or {}
+        if isinstance(event.get(REDECIDED), Mapping):
+            return str(event[REDECIDED]["version"])
         if event.get("type") == ADOPTED and isinstance(data.get("rules_version"), str):
             self.undone = data["rules_version"]
             if not event.get("superseded"):
                 self.live = self.undone
         return self.undone if event.get("superseded") else self.live
+
+
+REDECIDED = "redecided"  # the mark of an event an adoption re-decided, as a derivation reads it (``redecided``)
+
+
+def _same_adoption(a: Mapping[str, Any] | None, b: Mapping[str, Any]) -> bool:
+    if a is None or a.get("type") != ADOPTED:
+        return False
+    x, y = a.get("data") or {}, b.get("data") or {}
+    return all(x.get(k) == y.get(k) for k in ("rules_version", "previous_version", "from_phase"))
+
+
+def redecided(events: Events) -> tuple[list[Mapping[str, Any]], dict[int, dict[str, Any]]]:
+    """The events as their viewer's board shows them: each result a rules version adopted from an earlier phase
+    re-decided (its ``RulesChangeTold``'s ``amended``, by the viewer's own numbers) carries its amended fields and the
+    mark ``redecided`` (the version, the phase it counts from, the rule ids, the line that told it); and those marks
+    by the result's number. A viewer's own line is the first of an adoption's lines it was shown (the GM's before the
+    seats' it sees too, a seat's before the observers' public one). A line a rollback undid amends only the events
+    undone with it: the game went back to the results as recorded."""
+    marks: dict[int, dict[str, Any]] = {}
+    previous: Mapping[str, Any] | None = None
+    for e in events:
+        if e.get("type") == ADOPTED and not _same_adoption(previous, e):
+            data = e.get("data") or {}
+            for a in data.get("amended") or []:
+                if isinstance(a, Mapping) and isinstance(a.get("seq"), int) and a.get("result"):
+                    marks[a["seq"]] = {
+                        "version": data.get("rules_version"),
+                        "from_phase": data.get("from_phase"),
+                        "rules": list(a.get("rules") or []),
+                        "result": dict(a["result"]),
+                        "told": e.get("seq"),
+                        "undone": bool(e.get("superseded")),
+                    }
+        previous = e
+    out: list[Mapping[str, Any]] = []
+    applied: dict[int, dict[str, Any]] = {}
+    for e in events:
+        mark = marks.get(e.get("seq"))  # type: ignore[arg-type]
+        if mark is None or (mark["undone"] and not e.get("superseded")):
+            out.append(e)
+            continue
+        after = {k: v.get("after") for k, v in mark["result"].items() if isinstance(v, Mapping)}
+        applied[e["seq"]] = mark
+        out.append({**e, "data": {**(e.get("data") or {}), **after}, REDECIDED: mark})
+    return out, applied
+
+
+def _told_redecided(derivation: dict[str, Any], mark: Mapping[str, Any]) -> None:
+    """Say in a derivation that the result it explains was re-decided by an adoption: the version, the phase it counts
+    from and the rule, as a term read from the line that told the viewer (the first step)."""
+    rule = mark["rules"][0] if mark["rules"] else ADOPTED
+    says = N_("re-decided under {version} from {phase}, when the game adopted it")
+    params = {"version": mark["version"], "phase": mark["from_phase"]}
+    step = {"id": "redecided", "rule": rule, "text": says.format(**params), "says": says, "params": params}
+    derivation["steps"].insert(0, {**step, "op": "given", "args": [], "value": mark["version"], "seq": mark["told"]})
+    derivation["redecided"] = {k: mark[k] for k in ("version", "from_phase", "rules")}
 
 
 def rules_of(name: str, version: str | None, printed: R) -> R:
@@ -271,10 +333,15 @@ def _source(event: Mapping[str, Any]) -> dict[str, Any]:
 def derivations(ruleset: Any, events: Events) -> dict[str, dict[str, Any]]:
     """Every result these events let their viewer explain: the platform's, then the ruleset's own
     (``Ruleset.derive``; a ruleset without one has the platform's alone)."""
-    out = platform_derivations(events)
+    shown, applied = redecided(events)  # a result re-decided by an adoption, as the board shows it (issue 29)
+    out = platform_derivations(shown)
     derive = getattr(ruleset, "derive", None)
     if derive is not None:
-        out.update(derive(events))
+        out.update(derive(shown))
+    for d in out.values():
+        mark = applied.get((d.get("source") or {}).get("seq"))  # type: ignore[arg-type]
+        if mark is not None:
+            _told_redecided(d, mark)
     return out
 
 

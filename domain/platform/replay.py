@@ -27,7 +27,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from copy import copy, deepcopy
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from eventsourcing.domain import Aggregate
 
@@ -203,6 +203,46 @@ def check_from(game: Any, from_version: int) -> None:
         raise RuleViolation(f"adopt from a phase of this game (version 1 to {game.version})", field="from_phase")
 
 
+def _upcast_told(state: dict[str, Any]) -> None:
+    """A ``RulesChangeTold`` of version 1 numbered no result it amended (its derivations explain them as recorded),
+    and was a seat's or the GM's own line (observers were told none)."""
+    state["amended"] = []
+    state["public"] = False
+
+
+class Told(NamedTuple):
+    """What one viewer (or every observer: ``public``) is told of an adoption: its line's audience, the changes it
+    may see, and the results re-decided among the events it was shown (by its own numbers)."""
+
+    audience: list[str]
+    changes: list[dict[str, Any]]
+    amended: list[dict[str, Any]]
+    public: bool = False
+
+
+def numbered(
+    events: Iterable[Any], differences: Sequence[Difference], viewers: Iterable[str]
+) -> dict[str, list[dict[str, Any]]]:
+    """Each viewer's re-decided results (a difference with a result) among the events it may see, each by the
+    viewer's own number for its event: the events it may see counted in order, as its timeline numbers them (an
+    observer's: the public ones). Nothing a viewer was not shown is named; the game's versions are not."""
+    redecided = {d.version: d for d in differences if d.result}
+    viewers = list(viewers)
+    counts = dict.fromkeys(viewers, 0)
+    out: dict[str, list[dict[str, Any]]] = {v: [] for v in viewers}
+    last = max(redecided, default=0)
+    for e in events:
+        if e.originator_version > last:
+            break
+        for v in viewers:
+            if vis.can_see(e.audience, v):
+                counts[v] += 1
+                d = redecided.get(e.originator_version)
+                if d is not None:
+                    out[v].append({"seq": counts[v], "type": d.kind, "rules": d.rules, "result": d.result})
+    return out
+
+
 class RulesChanges:
     """The rules-change half of ``PlatformGame`` (a mixin: its events become the platform's)."""
 
@@ -235,7 +275,14 @@ class RulesChanges:
 
     class RulesChangeTold(Aggregate.Event):
         """One viewer told of a rules change adopted: the version, the phase it counts from, and the changes it may
-        see (the GM and hosts: the whole difference)."""
+        see (the GM and hosts: the whole difference). Version 2 (issue 29): ``amended``, each result the adoption
+        re-decided that this viewer was shown, by the viewer's own number for its event (``seq``: a derivation
+        explains it as re-decided), with its kind, rule ids and fields (before, after); ``public``, the line every
+        observer is told (the public audience, numbered as an observer numbers its events: every seat sees it too,
+        beside its own line, which its derivations read first)."""
+
+        class_version = 2
+        upcast_v1_v2 = staticmethod(_upcast_told)
 
         rules_version: str
         previous_version: str
@@ -243,6 +290,8 @@ class RulesChanges:
         changes: list[dict[str, Any]]
         actor: str
         audience: list[str]  # the game's base event counts it in this viewer's sequence
+        amended: list[dict[str, Any]]
+        public: bool
 
     def adopt_rules(
         self,
@@ -250,11 +299,11 @@ class RulesChanges:
         from_phase: str,
         from_version: int,
         replayed: Replayed,
-        told: Mapping[str, tuple[list[str], list[dict[str, Any]]]],
+        told: Mapping[str, Told],
         by: str,
     ) -> None:
-        """Record the adoption onto the replayed state, then tell each viewer (``told``: viewer -> audience,
-        changes)."""
+        """Record the adoption onto the replayed state, then tell each viewer (``told``: viewer -> its ``Told``; the
+        observers' line last, after every seat's own)."""
         previous = self.state.rules_version
         amended = {str(v): changes for v, changes in replayed.amendments.items()}
         self.__dict__["_refolded"] = {"adopted": replayed.scratch.state}
@@ -271,13 +320,15 @@ class RulesChanges:
             )
         finally:
             self.__dict__.pop("_refolded", None)
-        for audience, changes in told.values():
+        for t in told.values():
             self.trigger_event(
                 self.RulesChangeTold,
                 rules_version=rules_version,
                 previous_version=previous,
                 from_phase=from_phase,
-                changes=changes,
+                changes=t.changes,
                 actor=by,
-                audience=audience,
+                audience=t.audience,
+                amended=t.amended,
+                public=t.public,
             )

@@ -421,7 +421,7 @@ EVENT_VERSIONS: dict[str, int] = {
     "DisputeSettled": 1,
     # domain.platform.replay
     "RulesAdopted": 1,
-    "RulesChangeTold": 1,
+    "RulesChangeTold": 2,  # 2: amended, the results re-decided, by the viewer's numbers; public, the observers'
     # domain.platform.seating
     "SeatOpened": 2,  # 2: listed, whether the lobby lists the seat (issue 28)
     "SeatClosed": 1,

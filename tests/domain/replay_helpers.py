@@ -14,12 +14,13 @@ def recorded(games: Games, game_id: str, kind: str) -> list[Any]:
     return [e for e in games.iter_events(game_id) if type(e).__name__ == kind]
 
 
-def told(games: Games, game_id: str, viewer: str) -> list[list[dict[str, Any]]]:
-    """The changes each ``RulesChangeTold`` the viewer may see tells (the GM sees every seat's line)."""
+def told(games: Games, game_id: str, viewer: str, *, public: bool = False) -> list[list[dict[str, Any]]]:
+    """The changes each ``RulesChangeTold`` the viewer may see tells (the GM sees every seat's line); the observers'
+    public line, which every seat sees too, with ``public`` alone."""
     return [
         e["data"]["changes"]
         for e in games.visible_events(game_id, viewer, after=0, limit=100_000)
-        if e["type"] == "RulesChangeTold"
+        if e["type"] == "RulesChangeTold" and (public or not e["data"].get("public"))
     ]
 
 

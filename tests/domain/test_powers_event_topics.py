@@ -857,6 +857,7 @@ def test_every_stored_topic_resolves_to_an_event_that_folds_with_the_same_shape(
         "ExtensionRequested",
         "PostMade",  # 2: reply_to, the post it answers; 3: mentions, the seats it names (issue 28)
         "ReadyDeclared",
+        "RulesChangeTold",  # 2: amended, the results re-decided; public, the observers' line (issue 29)
         "SeedCommitted",
         "SeedRevealed",
         "TimezoneSet",

@@ -140,7 +140,7 @@ def test_adopting_from_a_phase_re_decides_the_throws_since_and_pins_the_new_vers
     again = folded(games, table)  # and from the events alone
     assert (again.points["public"], again.rules_version) == (expected, "table-2")
     kinds = [type(e).__name__ for e in games.iter_events(table)]
-    assert kinds.count("RulesAdopted") == 1 and kinds.count("RulesChangeTold") == 3  # the GM, ann, bob
+    assert kinds.count("RulesAdopted") == 1 and kinds.count("RulesChangeTold") == 4  # the GM, ann, bob, the observers
 
 
 def test_each_seat_is_told_only_the_changes_it_may_see(games, table):
@@ -149,7 +149,8 @@ def test_each_seat_is_told_only_the_changes_it_may_see(games, table):
     told = {}
     for viewer in ("gm", "ann", "bob"):
         lines = [e for e in games.visible_events(table, viewer, after=0, limit=1000) if e["type"] == "RulesChangeTold"]
-        assert len(lines) == (3 if viewer == "gm" else 1), viewer  # the GM sees every seat's line, its own first
+        # the GM sees every seat's line, its own first; everyone the observers' public line, last
+        assert len(lines) == (4 if viewer == "gm" else 2) and lines[-1]["data"]["public"], viewer
         told[viewer] = lines[0]["data"]["changes"]
         assert "RulesAdopted" not in {e["type"] for e in games.visible_events(table, viewer, after=0, limit=1000)}
     for viewer in ("gm", "ann", "bob"):  # each line counted once in its viewers' numbers

@@ -94,3 +94,37 @@ def test_p_dice_4_rolled_back_to_before_the_adoption_a_month_explains_itself_by_
     for (who, action_id), d in found.items():
         assert d["recomputes"] is True and not d["provisional"], (who, action_id, d["steps"])
         assert "needed" not in steps(d), (who, action_id)
+
+
+REDECIDED = "re-decided under powers-house from setup, when the game adopted it"
+
+
+def test_p_dice_4_an_action_amended_by_adopting_from_an_earlier_phase_explains_the_amended_result(month):
+    """The month resolves by the printed rule; the GM then adopts ``powers-house`` from setup, which re-decides its
+    actions (the board shows each amended). Over HTTP, on both stores, the derivation of each amended action, for
+    the GM and each power shown it, is the house rule's, says it was re-decided (P-DICE-4), publishes the amended
+    success and excess and recomputes; the console's and a power's "Why?" say so. Before this, the "why" explained
+    the result as first decided, contradicting the board."""
+    client, games, m = month
+    resolve(games, m)
+    before = {
+        e.action_id: (e.success, e.excess) for e in games.iter_events(m.game_id) if type(e).__name__ == "ActionResolved"
+    }
+    replays.adopt(games, GM, m.game_id, "powers-house", "setup")
+    amended, shown = 0, set()
+    for (who, action_id), d in explained(client, m).items():
+        assert d["recomputes"] is True, (who, action_id, d["steps"])
+        published = d["result"]["published"]
+        after = variants.harder(published["net"], published["difficulty"])
+        assert (published["success"], published["excess"]) == after, (who, action_id)
+        if after != before[action_id]:
+            amended += 1
+            assert steps(d)["redecided"]["rule"] == "P-DICE-4" and steps(d)["redecided"]["text"] == REDECIDED
+            assert d["redecided"]["version"] == "powers-house"
+            shown.add(who)
+    assert amended >= 2 and "gm" in shown and len(shown) >= 2
+    client.get(f"/signin/{m.game_id}/{m.gm_token}")
+    assert REDECIDED in client.get(f"/play/{m.game_id}").text  # the console's "Why?"
+    power = sorted(shown - {"gm"})[0]
+    client.get(f"/signin/{m.game_id}/{m.tokens[power]}")
+    assert REDECIDED in client.get(f"/play/{m.game_id}").text  # the power's "Why?" beside the amended result

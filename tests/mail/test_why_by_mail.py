@@ -102,3 +102,40 @@ def test_a_why_mail_is_answered_in_its_readers_language():
         assert "Why: how each result came about" not in answer.body
     finally:
         games.close()
+
+
+def test_p_dice_4_why_by_mail_explains_an_action_as_an_adoption_from_an_earlier_phase_amended_it():
+    """The month resolves by the printed rule, then the GM adopts ``powers-house`` (an action needs one success more)
+    from setup: a power's action the adoption amended is explained by mail as re-decided under the house version
+    (P-DICE-4), with the amended result, as the power's own derivation has it; the old code mailed the result as first
+    decided, which the board no longer shows."""
+    from application import replay as replays
+    from application.service import Caller, Games
+    from tests.domain import rules_variants as variants
+    from tests.domain.replay_helpers import recorded
+
+    with variants.installed(variants.POWERS_HOUSE):
+        games = Games()
+        try:
+            m = play_rich_month(games)
+            resolved = recorded(games, m.game_id, "ActionResolved")
+            replays.adopt(games, Caller.of("gm"), m.game_id, "powers-house", "setup")
+            intake = MailIntake(games, public_url=BASE)
+            ruleset = games.read(m.game_id, lambda g: g.ruleset)
+            asked = 0
+            for power in m.powers.values():
+                mine = explain.derivations(ruleset, games.visible_events(m.game_id, power, limit=10**6))
+                for e in resolved:
+                    d = mine.get(f"action:{e.action_id}")
+                    if d is None or (e.success, e.excess) == variants.harder(e.net, e.difficulty):
+                        continue
+                    address = intake.address_for(m.game_id, m.tokens[power])
+                    answer = intake.receive(address, f"<why-{power}-{e.action_id}@x>", f"why action:{e.action_id}")
+                    assert answer.accepted, answer.body
+                    assert "re-decided under powers-house from setup, when the game adopted it" in answer.body
+                    assert "\n".join(why.block(d, BASE, str(m.game_id))) in answer.body
+                    assert d["result"]["published"]["success"] == variants.harder(e.net, e.difficulty)[0]
+                    asked += 1
+            assert asked > 0, "no power was shown an action the adoption amended"
+        finally:
+            games.close()
