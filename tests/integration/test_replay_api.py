@@ -45,7 +45,8 @@ def test_the_gm_replays_under_table_2_and_adopts_it(table):
     r = client.post(f"/games/{game_id}/adopt", headers=bearer(gm), json={"version": "table-2", "from_phase": "setup"})
     assert r.status_code == 200, r.text
     assert r.json()["result"]["pinned"] == "table-2"
-    assert stored(games, game_id)[len(before) :] == ["RulesAdopted", *["RulesChangeTold"] * 3]
+    told = ["RulesChangeTold"] * 4  # the GM, the 2 seats, the observers (issue 29)
+    assert stored(games, game_id)[len(before) :] == ["RulesAdopted", *told]
     ann = client.get(f"/games/{game_id}/export", headers=bearer(tokens["ann"])).text
     bob = client.get(f"/games/{game_id}/export", headers=bearer(tokens["bob"])).text
     assert "RulesChangeTold" in ann and "hidden_scores" not in ann and "RulesAdopted" not in ann

@@ -48,7 +48,8 @@ def test_p_dice_4_the_gm_adopts_by_mail_once_and_is_answered_with_the_results_an
     assert "Receipt: sequence" in reply.body
     assert games.read(m.game_id, lambda g: g.ruleset.version) == "powers-house"
     after = kinds(games, m.game_id)
-    assert after.count("RulesAdopted") == 1 and after.count("RulesChangeTold") == 1 + len(m.powers)
+    lines = 1 + len(m.powers) + 1  # the GM, each power, the observers (issue 29)
+    assert after.count("RulesAdopted") == 1 and after.count("RulesChangeTold") == lines
     again = intake.receive(gm, "<a1@x>", body)
     assert again.accepted and again.body == reply.body and kinds(games, m.game_id) == after  # once per Message-ID
     assert told(games, m.game_id, "wiz") and all("version" not in c for c in told(games, m.game_id, "wiz")[0])
