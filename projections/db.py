@@ -39,10 +39,13 @@ def conninfo(settings: Settings) -> str:
 
 SCHEMA = [
     """CREATE TABLE IF NOT EXISTS rm_tracking (name TEXT PRIMARY KEY, position BIGINT NOT NULL)""",
+    # The audit points at the event store (issue 30): an event's payload is read from the store by its game and
+    # version (``projections.stored``), not copied here. ``data`` is kept only where SQL reads it across games: the
+    # kinds of ``projections.stored.KEPT`` (windows, contacts) and a sealed event's ``{"sealed": true}``; NULL else.
     """CREATE TABLE IF NOT EXISTS rm_audit (
         game_id TEXT NOT NULL, version INTEGER NOT NULL, notification_id BIGINT NOT NULL, type TEXT NOT NULL,
         actor TEXT NOT NULL, at TEXT NOT NULL, phase TEXT NOT NULL, audience TEXT NOT NULL, shown_to TEXT NOT NULL,
-        scope INTEGER NOT NULL, data TEXT NOT NULL, superseded_by INTEGER,
+        scope INTEGER NOT NULL, data TEXT, superseded_by INTEGER,
         PRIMARY KEY (game_id, version)) {without_rowid}""",
     """CREATE TABLE IF NOT EXISTS rm_feed (
         game_id TEXT NOT NULL, token TEXT NOT NULL, version INTEGER NOT NULL,
@@ -129,6 +132,10 @@ def read_model_ddl(dialect: str) -> list[str]:
         for ddl in SCHEMA
     ] + POST_SEARCH[dialect]
 
+
+# The audit's secondary indexes (its filters), which no projection reads while it writes: a rebuild builds them
+# after the rows are in (issue 30).
+DEFERRED = ("rm_audit_by_type", "rm_audit_by_actor", "rm_audit_by_phase")
 
 TABLES = [
     "rm_audit",
@@ -238,10 +245,20 @@ class ReadModelDB:
             with self._lock:
                 yield self.conn
 
-    def create_tables(self) -> None:
+    def create_tables(self, *, deferred: bool = True) -> None:
+        """Every read model's table and index; ``deferred=False`` (a rebuild): the indexes of ``DEFERRED`` are left
+        for ``create_deferred``, once the rows are in (one sort is cheaper than an index kept up row by row)."""
         with self.transaction() as cur:
             for ddl in read_model_ddl(self.dialect):
-                cur.execute(ddl)
+                if deferred or not any(f" {name} " in ddl for name in DEFERRED):
+                    cur.execute(ddl)
+
+    def create_deferred(self) -> None:
+        """The indexes ``create_tables(deferred=False)`` left out (idempotent)."""
+        with self.transaction() as cur:
+            for ddl in read_model_ddl(self.dialect):
+                if any(f" {name} " in ddl for name in DEFERRED):
+                    cur.execute(ddl)
 
     def drop_tables(self) -> None:
         with self.transaction() as cur:

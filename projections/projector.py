@@ -13,6 +13,7 @@ and the texts its viewers are sent (``notify``); the platform adds its reminders
 from __future__ import annotations
 
 import dataclasses
+import gc
 import json
 import logging
 import threading
@@ -23,7 +24,6 @@ from typing import Any, cast
 
 import orjson
 from eventsourcing.persistence import Tracking
-from eventsourcing.utils import resolve_topic
 
 from domain import visibility as vis
 from domain.errors import DomainError
@@ -32,7 +32,7 @@ from domain.platform import i18n
 from domain.platform.game import PlatformGame
 from domain.platform.posts import requote, unsaid
 from domain.platform.ruleset import Ruleset, registered
-from projections import invitations, lobby, people, posts
+from projections import invitations, lobby, people, posts, stored
 from projections.db import Cursor, ReadModelDB, utc_key
 from projections.gamestore import GameStore, event_data
 from projections.tracking import NAME, ReadModelTracking
@@ -86,13 +86,47 @@ class Tracker:
     # A fork (issue 24): the version of its ``GameForked`` mark; the events up to it are copies of the source's
     # history, which tell nobody anything new (0: not a fork).
     copies_until: int = 0
+    # Per audience (as events carry it): who is shown such an event and whose timelines it goes on (``Plan``),
+    # worked out once while the seats and the viewers stay as they are (issue 30: a lean per-event loop).
+    plans: dict = dataclasses.field(default_factory=dict)
 
     def follow(self, event: Record, began: dict | None, seat: str | None) -> None:
         if began is not None:
             self.phase = began["phase"]
-        if seat is not None:
+        if seat is not None and seat not in self.seats:
             self.seats = sorted({*self.seats, seat})
+            self.plans.clear()
         self.version = event.originator_version
+
+    def plan(self, audience: list) -> Plan:
+        """Who is shown an event of this audience, and whose timelines it goes on (exactly what ``vis.can_see``
+        lets each viewer see)."""
+        key = tuple(audience)
+        found = self.plans.get(key)
+        if found is None:
+            if vis.SEALED in audience:
+                found = Plan((), "", SCOPE_SEALED, (), ())
+            elif vis.PUBLIC in audience:
+                found = Plan((GM, *self.seats), "", SCOPE_PUBLIC, (), tuple(self.seqs))
+            else:
+                shown = (GM, *(p for p in self.seats if vis.seat(p) in audience))
+                # Public events are everyone's: only restricted ones need a row per audience token.
+                viewers = tuple(v for v in self.seqs if v == GM or vis.seat(v) in audience)
+                found = Plan(shown, "", SCOPE_RESTRICTED, tuple(sorted(set(audience))), viewers)
+            found = self.plans[key] = dataclasses.replace(found, shown_text=",".join(found.shown))
+        return found
+
+
+@dataclasses.dataclass(frozen=True)
+class Plan:
+    """Who is shown an event of one audience (and as the audit row lists them), its scope, the audience tokens the
+    feed keys it by, and the viewers whose timelines it goes on."""
+
+    shown: tuple
+    shown_text: str
+    scope: int
+    tokens: tuple
+    viewers: tuple
 
 
 def ruleset_named(name: str | None) -> Ruleset | None:
@@ -112,9 +146,11 @@ class Record:
     actor: str
     audience: list
     data: dict
-    raw: str | None
+    raw: bytes | None  # the stored JSON, when it is what the audit would keep (``stored.Payloads.parsed``)
     event: Any  # the decoded event, or None until a ruleset hook needs it (``Projector._decoded``)
     notification: Any = None
+    gid: str = ""  # the game's id as the read models key it
+    key: int = 0  # the game's id as the projector keys its trackers (a UUID's int hashes cheaply)
 
 
 class Projector:
@@ -130,15 +166,16 @@ class Projector:
         self.db = db
         self.posts = posts.Posts(db)  # threads, pages, unread counts and search (issue 16)
         self.batch_size = batch_size
-        self._trackers: dict[uuid.UUID, Tracker] = {}
+        self._trackers: dict[int, Tracker] = {}  # by the game's UUID as an int
+        self._gids: dict[int, str] = {}  # each game's id as text, by the same key
         # The library's tracking recorder, over the read models' own database: the position is written with the rows.
         self.tracking = ReadModelTracking(db, games.name, NAME)
         self._lock = threading.Lock()
         # The stored JSON of an event can be kept as it is, unless the store compresses or encrypts it.
-        self._versions: dict[str, int] = {}  # each event topic's class version
-        self._raw_json = (
-            getattr(games.mapper, "cipher", None) is None and getattr(games.mapper, "compressor", None) is None
-        )
+        # The audit's payloads, read from the store (issue 30); its JSON is kept as it is, unless the store
+        # compresses or encrypts it.
+        self.stored = stored.Payloads(games)
+        self._raw_json = self.stored.raw_json
 
     # ------------------------------------------------------------------ running
 
@@ -188,12 +225,18 @@ class Projector:
         with self._lock:
             self._trackers.clear()
             self.db.drop_tables()
-            self.db.create_tables()
+            self.db.create_tables(deferred=False)
         usual, self.batch_size = self.batch_size, batch_size
+        # Few of the objects a rebuild makes live past its batch, and none in cycles: the collector's youngest
+        # generation is examined a hundredth as often while it runs (it took a tenth of a rebuild's time).
+        thresholds = gc.get_threshold()
+        gc.set_threshold(max(thresholds[0], 1) * 100, *thresholds[1:])
         try:
             return self.catch_up()
         finally:
+            gc.set_threshold(*thresholds)
             self.batch_size = usual
+            self.db.create_deferred()
 
     def _one_batch(self) -> int:
         with self.db.transaction(lock_name=NAME) as cur:
@@ -203,27 +246,31 @@ class Projector:
             )
             if not notifications:
                 return 0
-            touched: dict[uuid.UUID, int] = {}
+            touched: dict[int, tuple[uuid.UUID, int]] = {}
+            self._gids = {}  # kept for the batch
             rows: dict[str, list[tuple]] = {"audit": [], "feed": [], "phases": [], "outbox": [], "timeline": []}
             # A fork's copies and its mark are written together (one transaction), so the mark is in this batch
             # unless the batch is full and its last game's events go on after it.
-            marks = {n.originator_id: n.originator_version for n in notifications if n.topic.endswith(FORKED)}
+            marks = {_key(n.originator_id): n.originator_version for n in notifications if n.topic.endswith(FORKED)}
             full = len(notifications) >= self.batch_size
-            last = uuid.UUID(str(notifications[-1].originator_id)) if full else None
-            for n in notifications:
-                event = self._record(n)
-                if event.kind == "StateRestored":  # its phase is read from the rows written so far
-                    self._write_pending(cur, rows)
-                tracker, began, seat = self._follow(cur, event, marks, last)
-                touched[event.originator_id] = event.originator_version
-                self._rows(cur, n.id, event, tracker, began, seat, rows)
+            last = _key(notifications[-1].originator_id) if full else None
+            # The ruleset's texts are kept in English, whoever's request recorded the events: each mail is worded
+            # anew as it is sent (one language set for the batch, not per event).
+            with i18n.use(i18n.ENGLISH):
+                for n in notifications:
+                    event = self._record(n)
+                    if event.kind == "StateRestored":  # its phase is read from the rows written so far
+                        self._write_pending(cur, rows)
+                    tracker, began, seat = self._follow(cur, event, marks, last)
+                    touched[event.key] = (event.originator_id, event.originator_version)
+                    self._rows(cur, n.id, event, tracker, began, seat, rows)
             self._write_pending(cur, rows)
-            for game_id, version in touched.items():
-                self._flush_game(cur, self._game_at(game_id, version), self._trackers[game_id])
+            for key, (game_id, version) in touched.items():
+                self._flush_game(cur, self._game_at(game_id, version), self._trackers[key])
                 cur.executemany(
                     "INSERT INTO rm_viewers (game_id, viewer, seq) VALUES (?,?,?) ON CONFLICT (game_id, "
                     "viewer) DO UPDATE SET seq = excluded.seq",
-                    [(str(game_id), v, n) for v, n in sorted(self._trackers[game_id].seqs.items())],
+                    [(str(game_id), v, n) for v, n in sorted(self._trackers[key].seqs.items())],
                 )
             # In this transaction: the rows and the position they bring the read models to commit together.
             self.tracking.record(cur, Tracking(self.games.name, notifications[-1].id), stored=position)
@@ -238,8 +285,12 @@ class Projector:
         """What the read models need of a notification. The stored JSON is read directly (it is what
         the rows keep); a StateRestored (sealed) is decoded in full."""
         kind = n.topic.rsplit(".", 1)[-1]
+        key = _key(n.originator_id)
+        gid = self._gids.get(key)
+        if gid is None:
+            gid = self._gids[key] = str(n.originator_id)
         d = orjson.loads(n.state) if self._raw_json and kind != "StateRestored" else None
-        if d is None or d.get("class_version", 1) < self._class_version(n.topic):  # an older shape: upcast it
+        if d is None or d.get("class_version", 1) < self.stored.class_version(n.topic):  # an older shape: upcast it
             event = cast(PlatformGame.Event, self.games.mapper.to_domain_event(n))
             return Record(
                 kind,
@@ -252,6 +303,8 @@ class Projector:
                 None,
                 event,
                 n,
+                gid,
+                key,
             )
         return Record(
             kind,
@@ -261,18 +314,12 @@ class Projector:
             d["actor"],
             d["audience"],
             d,
-            n.state.decode(),
+            n.state,
             None,
             n,
+            gid,
+            key,
         )
-
-    def _class_version(self, topic: str) -> int:
-        """The version the event class stored under ``topic`` is at now (the library's upcasting brings older
-        shapes up to it)."""
-        version = self._versions.get(topic)
-        if version is None:
-            version = self._versions[topic] = int(getattr(resolve_topic(topic), "class_version", 1))
-        return version
 
     def _invited_subject(self, event: Record) -> str:
         """The ledger's subject of an invitation's mail, in English (it is worded anew as it is sent)."""
@@ -291,20 +338,20 @@ class Projector:
         return event.event
 
     def _follow(
-        self, cur: Cursor, event: Record, marks: dict | None = None, last: uuid.UUID | None = None
+        self, cur: Cursor, event: Record, marks: dict | None = None, last: int | None = None
     ) -> tuple[Tracker, dict | None, str | None]:
         """The game's tracker after ``event``; the phase the event begins and the seat it adds, by the game's
         ruleset (or None). ``marks``: the fork marks of this batch, by game; ``last``: the game of a full batch's
         last event (whose fork mark, if any, may be in the next batch)."""
-        game_id = event.originator_id
+        game_id, key = event.originator_id, event.key
         version = event.originator_version
-        tracker = self._trackers.get(game_id)
+        tracker = self._trackers.get(key)
         marks = marks or {}
         if version == 1:
             name = event.data.get("ruleset") or getattr(self._decoded(event), "ruleset", None)  # upcast if older
             tracker = Tracker(0, "setup", [], ruleset_named(name))
             tracker.show_earlier = bool((event.data.get("options") or {}).get("show_earlier_text"))
-            tracker.copies_until = marks.get(game_id) or (self._fork_mark(game_id) if game_id == last else 0)
+            tracker.copies_until = marks.get(key) or (self._fork_mark(game_id) if key == last else 0)
         elif tracker is None or tracker.version != version - 1:
             before = self._game_at(game_id, version - 1)
             s = before.state
@@ -318,8 +365,8 @@ class Projector:
             # The mark is in this batch, or after it if this game's events run to the batch's end (a fork is
             # written in one transaction), or the state already holds it.
             forked = getattr(s, "forked_from", None)
-            tracker.copies_until = marks.get(game_id) or (
-                self._fork_mark(game_id) if game_id == last else int(forked["version"]) + 1 if forked else 0
+            tracker.copies_until = marks.get(key) or (
+                self._fork_mark(game_id) if key == last else int(forked["version"]) + 1 if forked else 0
             )
         began = seat = None
         ruleset = tracker.ruleset
@@ -343,7 +390,7 @@ class Projector:
             )
         else:
             tracker.follow(event, began, seat)
-        self._trackers[game_id] = tracker
+        self._trackers[key] = tracker
         return tracker, began, seat
 
     def _fork_mark(self, game_id: uuid.UUID) -> int:
@@ -377,31 +424,33 @@ class Projector:
         rows: dict[str, list],
     ) -> None:
         kind = event.kind
-        gid = str(event.originator_id)
+        gid = event.gid
         version = event.originator_version
         at = event.at
         phase = tracker.phase
         audience = event.audience
-        sealed = vis.SEALED in audience
-        data = SEALED_DATA if sealed else (event.raw if event.raw is not None else to_json(event.data))
-        if sealed:
-            shown, scope = [], SCOPE_SEALED
-        elif vis.PUBLIC in audience:
-            shown, scope = [GM, *tracker.seats], SCOPE_PUBLIC
-        else:
-            shown, scope = [GM, *(p for p in tracker.seats if vis.seat(p) in audience)], SCOPE_RESTRICTED
-            # Public events are everyone's: only restricted ones need a row per audience token.
-            for token in sorted(set(audience)):
-                rows["feed"].append((gid, token, version))
         if seat is not None and seat not in tracker.seqs:
             self._write_pending(cur, rows)
             self._start_timeline(cur, gid, seat, version, tracker)
+        plan = tracker.plan(audience)
+        shown, scope = plan.shown, plan.scope
+        sealed = scope == SCOPE_SEALED
+        # The audit points at the store for the payload (issue 30), but for the few kinds SQL reads across games.
+        if sealed:
+            data: str | None = SEALED_DATA
+        elif kind in stored.KEPT:
+            data = event.raw.decode() if event.raw is not None else to_json(event.data)
+        else:
+            data = None
+        if plan.tokens:
+            rows["feed"].extend([(gid, token, version) for token in plan.tokens])
         # Each viewer's timeline: exactly the events ``vis.can_see`` lets them see, in order.
-        if not sealed:
-            for viewer in tracker.seqs:
-                if viewer == GM or vis.PUBLIC in audience or vis.seat(viewer) in audience:
-                    tracker.seqs[viewer] += 1
-                    rows["timeline"].append((gid, viewer, tracker.seqs[viewer], version))
+        if plan.viewers:
+            seqs = tracker.seqs
+            timeline = rows["timeline"]
+            for viewer in plan.viewers:
+                seqs[viewer] += 1
+                timeline.append((gid, viewer, seqs[viewer], version))
         rows["audit"].append(
             (
                 gid,
@@ -412,7 +461,7 @@ class Projector:
                 at,
                 phase,
                 ",".join(audience),
-                ",".join(shown),
+                plan.shown_text,
                 scope,
                 data,
             )
@@ -421,8 +470,7 @@ class Projector:
         # copied events (and its mark) tell nobody: the sandbox is its GM's (issue 24).
         copied = version <= tracker.copies_until
         notify = tracker.ruleset.notify if tracker.ruleset is not None and not copied else None
-        with i18n.use(i18n.ENGLISH):  # kept in English, whoever's request recorded it: each mail is worded anew
-            note = notify(kind, event.data) if notify is not None and not sealed else None
+        note = notify(kind, event.data) if notify is not None and not sealed else None  # in English (``_one_batch``)
         if note is not None:
             for recipient in shown[1:]:  # the powers who may see the event (not the GM)
                 rows["outbox"].append((gid, version, recipient, kind, to_json(note), at))
@@ -518,6 +566,7 @@ class Projector:
         )
         found = cur.execute("SELECT COUNT(*) FROM rm_timeline WHERE game_id = ? AND viewer = ?", (gid, seat)).fetchone()
         tracker.seqs[seat] = found[0] if found else 0
+        tracker.plans.clear()  # a new viewer: its timeline goes on from here
 
     def _flush_game(self, cur: Cursor, game: PlatformGame, tracker: Tracker) -> None:
         s = game.state
@@ -606,14 +655,15 @@ class Projector:
             (*params, limit),
         )
         out = []
-        for seq, version, kind, actor, at, phase, audience, data, superseded in rows:
+        found = self.stored.of(game_id, [(r[1], r[7]) for r in rows])
+        for seq, version, kind, actor, at, phase, audience, _, superseded in rows:
             item = {
                 "seq": seq,
                 "type": kind,
                 "actor": actor,
                 "at": at,
                 "phase": phase,
-                "data": payload(data),
+                "data": payload(found[version]),
                 "superseded": superseded is not None,
             }
             if viewer == GM:
@@ -690,11 +740,12 @@ class Projector:
         game's history backwards instead, for a type that is rare or absent (issue 17: every board asks for
         the latest rollback), so the board's time grew with the game's length."""
         rows = self.db.query(
-            "SELECT data FROM rm_audit WHERE game_id = ? AND version IN (SELECT version FROM rm_audit"
+            "SELECT version, data FROM rm_audit WHERE game_id = ? AND version IN (SELECT version FROM rm_audit"
             " WHERE game_id = ? AND type = ? ORDER BY version DESC LIMIT ?) ORDER BY version DESC",
             (game_id, game_id, event_type, limit),
         )
-        return [payload(data) for (data,) in rows]
+        found = self.stored.of(game_id, rows)
+        return [payload(found[version]) for version, _ in rows]
 
     def audit_page(
         self,
@@ -726,10 +777,10 @@ class Projector:
         more = len(scanned) > limit
         scanned = scanned[:limit]
         fields = self._seat_fields(game_id) if seat else SEAT_FIELDS
+        kept = [r for r in scanned if all({"type": r[1], "actor": r[2], "phase": r[4]}[c] == v for c, v in filters[1:])]
+        found = self.stored.of(game_id, [(r[0], r[7]) for r in kept])
         out = []
-        for version, kind, act, at, ph, audience, shown, data, superseded in scanned:
-            if any({"type": kind, "actor": act, "phase": ph}[col] != value for col, value in filters[1:]):
-                continue
+        for version, kind, act, at, ph, audience, shown, _, superseded in kept:
             item = {
                 "version": version,
                 "type": kind,
@@ -738,7 +789,7 @@ class Projector:
                 "phase": ph,
                 "audience": audience.split(","),
                 "shown_to": shown.split(",") if shown else [],
-                "data": payload(data),
+                "data": payload(found[version]),
                 "superseded_by": superseded,
             }
             if seat and not (act == seat or seat in item["shown_to"] or _mentions(item["data"], seat, fields)):
@@ -906,14 +957,20 @@ PUBLIC_TIMELINE = (
 SEAT_FIELDS = ("seat", "to", "about")  # the fields of the platform's events that name a seat (and a ruleset's own)
 
 
+def _key(originator_id: Any) -> int:
+    """A game's id as the projector keys what it follows per game (an int hashes and compares in C, a UUID not)."""
+    return originator_id.int if isinstance(originator_id, uuid.UUID) else uuid.UUID(str(originator_id)).int
+
+
 def reminder_kind(window_id: str, hours: float) -> str:
     """The kind of a reminder's outbox row and mail: one per window and threshold (``workers.mail`` keys it so)."""
     return f"reminder {window_id} {float(hours):g}"
 
 
-def payload(data: str) -> dict:
-    """An event's payload from its stored JSON, without the envelope (time, actor, audience)."""
-    return {k: v for k, v in json.loads(data).items() if k not in ENVELOPE}
+def payload(data: dict) -> dict:
+    """An event's payload from its stored JSON (parsed: ``stored.Payloads.of``), without the envelope (time, actor,
+    audience)."""
+    return {k: v for k, v in data.items() if k not in ENVELOPE}
 
 
 def _audit_filters(event_type: str | None, actor: str | None, phase: str | None) -> list[tuple[str, str]]:

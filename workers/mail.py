@@ -318,20 +318,18 @@ def moderated(db: ReadModelDB, rows: list[dict], *, as_sent: bool = False, sendi
 
 
 def _posts_now(db: ReadModelDB, game_id: str, versions: list[int]) -> dict[int, dict]:
-    """How the posts made at ``versions`` of a game stand now, by version: the event's audit row names the
-    post (a key lookup), the posts read model says whether it is hidden or edited and what it says; ``requoted``:
-    whether its quote of another post shows that post as it stands now (hidden, or edited), not what it copied."""
+    """How the posts made at ``versions`` of a game stand now, by version: the posts read model names the
+    post made at each (a key lookup: its row keeps the version of its ``PostMade``) and says whether it is hidden
+    or edited and what it says; ``requoted``: whether its quote of another post shows that post as it stands now
+    (hidden, or edited), not what it copied."""
     named: dict[str, int] = {}
     for i in range(0, len(versions), CHUNK):
         part = versions[i : i + CHUNK]
-        for version, data in db.query(
-            f"SELECT version, data FROM rm_audit WHERE game_id = ? AND version IN ({','.join('?' * len(part))}) "
-            "AND type = 'PostMade'",
+        for version, post_id in db.query(
+            f"SELECT version, post_id FROM rm_posts WHERE game_id = ? AND version IN ({','.join('?' * len(part))})",
             (game_id, *part),
         ):
-            post_id = json.loads(data).get("post_id")
-            if post_id:
-                named[post_id] = version
+            named[post_id] = version
     found: dict[int, dict] = {}
     ids = sorted(named)
     heads = shown_heads(db.query, game_id, ids)  # a reply's quote of a post hidden or edited since (issue 28)

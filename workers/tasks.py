@@ -7,6 +7,7 @@ import logging
 from datetime import datetime
 
 from domain.errors import DomainError
+from projections.stored import Payloads
 from workers import claims, push, runtime, webhooks
 from workers.app import celery_app
 
@@ -109,7 +110,8 @@ def worded(db, games, note: dict, body: dict) -> tuple[str, str]:
     from application.mails import word_note
 
     rows = db.query("SELECT data FROM rm_audit WHERE game_id = ? AND version = ?", (note["game_id"], note["version"]))
-    payload = json.loads(rows[0][0]) if rows else None
+    # The payload is read from the event store (issue 30: the audit points at it), as the audit kept it.
+    payload = Payloads(games).of(note["game_id"], rows and [(note["version"], rows[0][0])]).get(note["version"])
     try:
         return games.read(note["game_id"], lambda g: word_note(g, note["kind"], note["recipient"], body, payload))
     except DomainError:

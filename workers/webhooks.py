@@ -37,6 +37,7 @@ from projections.db import ReadModelDB, utc_key
 from projections.posts import shown_heads
 from projections.projector import payload
 from projections.settings import Settings
+from projections.stored import Payloads
 from workers import runtime
 from workers.app import celery_app
 from workers.ledger import MAX_ATTEMPTS, Ledger, backoff
@@ -51,18 +52,19 @@ BATCH = 500  # feed rows read per game and sweep
 # ---------------------------------------------------------------------------------------------- what is announced
 
 
-def observer_feed(db: ReadModelDB, game_id: str, after: int, upto: int) -> list[dict]:
+def observer_feed(db: ReadModelDB, games: Any, game_id: str, after: int, upto: int) -> list[dict]:
     """What an observer of the game may read of it past ``after`` (up to ``upto``, at most a batch): the events
     every seat is shown, and the reminders of a deadline (whose words ``announce`` limits to the window's public
-    deadline)."""
+    deadline). The payloads are read from the event store (issue 30: the audit points at it)."""
     rows = db.query(
         "SELECT version, type, actor, at, scope, data FROM rm_audit WHERE game_id = ? AND version > ? "
         "AND version <= ? AND (scope = ? OR type = 'RemindersQueued') ORDER BY version LIMIT ?",
         (game_id, after, upto, hooks.PUBLIC_SCOPE, BATCH),
     )
+    found = Payloads(games).of(game_id, [(r[0], r[5]) for r in rows])
     return [
-        {"version": v, "type": t, "actor": a, "at": at, "public": s == hooks.PUBLIC_SCOPE, "data": payload(d)}
-        for v, t, a, at, s, d in rows
+        {"version": v, "type": t, "actor": a, "at": at, "public": s == hooks.PUBLIC_SCOPE, "data": payload(found[v])}
+        for v, t, a, at, s, _ in rows
     ]
 
 
@@ -151,7 +153,7 @@ def collect(db: ReadModelDB, games: Any, settings: Settings, now: datetime) -> l
         upto = int(top[0][0] or 0) if top else 0
         if upto <= after:
             continue
-        items = observer_feed(db, game_id, after, upto)
+        items = observer_feed(db, games, game_id, after, upto)
         if len(items) == BATCH:  # the rest next sweep
             upto = items[-1]["version"]
         try:
@@ -326,10 +328,9 @@ def deliver(db: ReadModelDB, settings: Settings, row_id: str, now: datetime | No
 
 def _post_as_it_stands(db: ReadModelDB, game_id: str, version: int, msg: dict) -> dict | None:
     """A post's announcement with the post's text as it stands now (an edit is sent edited), None if hidden."""
-    rows = db.query(
-        "SELECT data FROM rm_audit WHERE game_id = ? AND type = 'PostMade' AND version = ?", (game_id, version)
-    )
-    post_id = json.loads(rows[0][0]).get("post_id") if rows else None
+    # The posts read model keeps the version of the PostMade each post was made by.
+    rows = db.query("SELECT post_id FROM rm_posts WHERE game_id = ? AND version = ?", (game_id, version))
+    post_id = rows[0][0] if rows else None
     found = _post_now(db, game_id, str(post_id)) if post_id else None
     if found is None:
         return msg

@@ -9,7 +9,6 @@ hidden from that seat hold (another seat's, or the GM's), and no other seat's pr
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from datetime import datetime, timedelta, timezone
 
@@ -46,11 +45,14 @@ def strings(value: object) -> Iterable[str]:
             yield from strings(v)
 
 
-def hidden_from(db, key: str, seat: str) -> set[str]:
-    """The texts of the game's events this seat may not see that no event it may see holds."""
+def hidden_from(projector, key: str, seat: str) -> set[str]:
+    """The texts of the game's events this seat may not see that no event it may see holds (each event's payload
+    read from the store, where the audit points: issue 30)."""
     seen, unseen = set(), set()
-    for audience, data in db.query("SELECT audience, data FROM rm_audit WHERE game_id = ?", (key,)):
-        found = {s for s in strings(json.loads(data)) if len(s) >= MIN}
+    rows = projector.db.query("SELECT version, audience, data FROM rm_audit WHERE game_id = ?", (key,))
+    payloads = projector.stored.of(key, [(r[0], r[2]) for r in rows])
+    for version, audience, _ in rows:
+        found = {s for s in strings(payloads[version]) if len(s) >= MIN}
         (seen if vis.can_see(audience.split(","), seat) else unseen).update(found)
     return {s for s in unseen - seen if not s.startswith("{")}
 
@@ -111,7 +113,7 @@ def test_p_4_preferences_hold_and_no_digest_carries_what_its_reader_may_not_see(
     told = driver.hidden(played)
     for seat, bodies in digests.items():
         assert len(bodies) <= 1, f"{name}: {seat} got more than its one daily digest"
-        hidden = set(told.get(seat, [])) | hidden_from(projector.db, key, seat)
+        hidden = set(told.get(seat, [])) | hidden_from(projector, key, seat)
         if seat != seats[-1]:
             hidden.add("WHISPERED-MARKER-TEXT")
         assert leaks(bodies, hidden) == [], f"{name}: {seat}'s digest"
@@ -124,7 +126,7 @@ def test_the_checker_catches_a_planted_leak(served):
     projector.catch_up()
     key = str(games.get_game(played.game_id, for_update=False).id)
     wiz = played.viewers[1]
-    hidden = hidden_from(projector.db, key, wiz)
+    hidden = hidden_from(projector, key, wiz)
     assert "PRIVATE-CULT-RITE" in hidden  # the cult's private action, which the wizard may not see
     assert "PRIVATE-WIZ-DUEL" not in hidden  # the wizard's own
     assert leaks(["Your daily digest\nThe GM says: PRIVATE-CULT-RITE"], hidden)

@@ -44,12 +44,14 @@ def strings(value: object) -> Iterable[str]:
             yield from strings(v)
 
 
-def hidden_from(db, key: str, seat: str) -> set[str]:
+def hidden_from(projector, key: str, seat: str) -> set[str]:
     """The texts of the game's events the seat is not shown that no event it is shown holds (a public event is
     everyone's, a seat seated after it too)."""
     shown, hidden = set(), set()
-    for scope, shown_to, data in db.query("SELECT scope, shown_to, data FROM rm_audit WHERE game_id = ?", (key,)):
-        found = {s for s in strings(json.loads(data)) if len(s) >= MIN}
+    rows = projector.db.query("SELECT version, scope, shown_to, data FROM rm_audit WHERE game_id = ?", (key,))
+    payloads = projector.stored.of(key, [(r[0], r[3]) for r in rows])  # read from the store (issue 30)
+    for version, scope, shown_to, _ in rows:
+        found = {s for s in strings(payloads[version]) if len(s) >= MIN}
         (shown if scope == PUBLIC_SCOPE or seat in shown_to.split(",") else hidden).update(found)
     return {s for s in hidden - shown if not s.startswith("{")}
 
@@ -128,7 +130,7 @@ def test_p_4_no_push_carries_what_its_seat_may_not_see(name, served):
     assert any(said.values()), f"{name}: no push was sent at all, so the check would prove nothing"
     secrets = driver.hidden(played)
     for seat in seats:
-        hidden = set(secrets.get(seat, [])) | hidden_from(projector.db, key, seat)
+        hidden = set(secrets.get(seat, [])) | hidden_from(projector, key, seat)
         if marked and seat not in (seats[0], seats[-1]):
             hidden.add("WHISPERED-MARKER-TEXT")
         assert leaks(said[seat], hidden) == [], (name, seat)
@@ -144,7 +146,7 @@ def test_p_4_a_powers_month_pushes_no_private_action_disclosure_secret_or_token(
     said = push_everything(games, projector, service, m.game_id, seats)
     tokens = [t for t in m.tokens.values() if t]
     for seat in seats:
-        assert leaks(said[seat], [*hidden_from(projector.db, m.game_id, seat), *tokens]) == [], seat
+        assert leaks(said[seat], [*hidden_from(projector, m.game_id, seat), *tokens]) == [], seat
     assert any("PUBLIC-ANNOUNCEMENT" in msg for msgs in said.values() for msg in msgs)  # results are everyone's
 
 
@@ -153,7 +155,7 @@ def test_the_checker_catches_a_planted_leak(served):
     m = play_rich_month(games)
     projector.catch_up()
     seats = list(names(games, m.game_id))
-    found = {seat: hidden_from(projector.db, m.game_id, seat) for seat in seats}
+    found = {seat: hidden_from(projector, m.game_id, seat) for seat in seats}
     kept_from = [seat for seat in seats if "PRIVATE-CULT-RITE" in found[seat]]
     assert 0 < len(kept_from) < len(seats)  # hidden from some seats, not from the one that holds it
     planted = json.dumps({"title": "G: news", "body": "The GM says: PRIVATE-CULT-RITE"})

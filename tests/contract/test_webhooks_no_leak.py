@@ -42,11 +42,14 @@ def strings(value: object) -> Iterable[str]:
             yield from strings(v)
 
 
-def restricted_only(db, key: str) -> set[str]:
-    """The texts of the game's restricted events (the GM's, or some seats') that no public event holds."""
+def restricted_only(projector, key: str) -> set[str]:
+    """The texts of the game's restricted events (the GM's, or some seats') that no public event holds (each
+    event's payload read from the store, where the audit points: issue 30)."""
     public, hidden = set(), set()
-    for scope, data in db.query("SELECT scope, data FROM rm_audit WHERE game_id = ?", (key,)):
-        found = {s for s in strings(json.loads(data)) if len(s) >= MIN}
+    rows = projector.db.query("SELECT version, scope, data FROM rm_audit WHERE game_id = ?", (key,))
+    payloads = projector.stored.of(key, [(r[0], r[2]) for r in rows])
+    for version, scope, _ in rows:
+        found = {s for s in strings(payloads[version]) if len(s) >= MIN}
         (public if scope == webhooks.PUBLIC_SCOPE else hidden).update(found)
     return {s for s in hidden - public if not s.startswith("{")}
 
@@ -114,7 +117,7 @@ def test_p_4_no_webhook_body_carries_what_an_observer_may_not_see(name, served):
     bodies = deliver_everything(games, projector, receiver, key)
     assert bodies, f"{name}: no webhook was sent at all, so the check would prove nothing"
     hidden = {h for viewer, texts in driver.hidden(played).items() if viewer != GM for h in texts}
-    hidden |= restricted_only(projector.db, key) | {"WHISPERED-MARKER-TEXT"}
+    hidden |= restricted_only(projector, key) | {"WHISPERED-MARKER-TEXT"}
     assert leaks(bodies, hidden) == []
     observer_only(projector, key)
     if marked:
@@ -140,7 +143,7 @@ def receiver_bodies(receiver: Receiver, path: str) -> list[str]:
 def test_the_checker_catches_a_planted_leak(served):
     games, projector, receiver = served
     m = play_rich_month(games)
-    hidden = restricted_only(projector.db, m.game_id) if projector.catch_up() >= 0 else set()
+    hidden = restricted_only(projector, m.game_id) if projector.catch_up() >= 0 else set()
     assert "PRIVATE-CULT-RITE" in hidden and "PUBLIC-ANNOUNCEMENT" not in hidden
     planted = json.dumps({"text": "The GM says: PRIVATE-CULT-RITE"})
     assert leaks([planted], hidden)
