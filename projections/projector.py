@@ -20,10 +20,11 @@ import threading
 import time
 import uuid
 from datetime import datetime, timedelta
-from typing import Any, cast
+from typing import Any, NamedTuple, cast
 
 import orjson
 from eventsourcing.persistence import Tracking
+from eventsourcing.sqlite import SQLiteApplicationRecorder
 
 from domain import visibility as vis
 from domain.errors import DomainError
@@ -135,7 +136,7 @@ def ruleset_named(name: str | None) -> Ruleset | None:
     return registered().get(name) if name else None
 
 
-@dataclasses.dataclass
+@dataclasses.dataclass(slots=True)
 class Record:
     """One event as the projector reads it."""
 
@@ -241,9 +242,7 @@ class Projector:
     def _one_batch(self) -> int:
         with self.db.transaction(lock_name=NAME) as cur:
             position = self.tracking.position(cur)
-            notifications = self.games.recorder.select_notifications(
-                start=position, limit=self.batch_size, inclusive_of_start=False
-            )
+            notifications = self._notifications(position)
             if not notifications:
                 return 0
             touched: dict[int, tuple[uuid.UUID, int]] = {}
@@ -256,14 +255,15 @@ class Projector:
             last = _key(notifications[-1].originator_id) if full else None
             # The ruleset's texts are kept in English, whoever's request recorded the events: each mail is worded
             # anew as it is sent (one language set for the batch, not per event).
+            record, follow, apply = self._record, self._follow, self._rows
             with i18n.use(i18n.ENGLISH):
                 for n in notifications:
-                    event = self._record(n)
+                    event = record(n)
                     if event.kind == "StateRestored":  # its phase is read from the rows written so far
                         self._write_pending(cur, rows)
-                    tracker, began, seat = self._follow(cur, event, marks, last)
+                    tracker, began, seat = follow(cur, event, marks, last)
                     touched[event.key] = (event.originator_id, event.originator_version)
-                    self._rows(cur, n.id, event, tracker, began, seat, rows)
+                    apply(cur, n.id, event, tracker, began, seat, rows)
             self._write_pending(cur, rows)
             for key, (game_id, version) in touched.items():
                 self._flush_game(cur, self._game_at(game_id, version), self._trackers[key])
@@ -275,6 +275,29 @@ class Projector:
             # In this transaction: the rows and the position they bring the read models to commit together.
             self.tracking.record(cur, Tracking(self.games.name, notifications[-1].id), stored=position)
             return len(notifications)
+
+    def _notifications(self, position: int) -> list[Any]:
+        """The next batch of the notification log after ``position``. On SQLite read as the library's recorder reads
+        it, as plain rows, each game's id made a UUID once (a new UUID and notification per event were a seventh of a
+        rebuild's time); elsewhere through the recorder."""
+        recorder = self.games.recorder
+        if not isinstance(recorder, SQLiteApplicationRecorder):
+            return list(recorder.select_notifications(start=position, limit=self.batch_size, inclusive_of_start=False))
+        with recorder.datastore.transaction(commit=False) as c:
+            c.execute(
+                f"SELECT rowid, originator_id, originator_version, topic, state FROM {recorder.events_table_name} "
+                "WHERE rowid > ? ORDER BY rowid LIMIT ?",
+                (position, self.batch_size),
+            )
+            rows = c.fetchall()
+        ids: dict[str, uuid.UUID] = {}
+        out = []
+        for r in rows:
+            oid = ids.get(r[1])
+            if oid is None:
+                oid = ids[r[1]] = uuid.UUID(r[1])
+            out.append(Stored(r[0], oid, r[2], r[3], r[4]))
+        return out
 
     def _game_at(self, game_id: uuid.UUID, version: int) -> PlatformGame:
         """The game at ``version``: the aggregate this thread just saved, when the projector runs right after
@@ -955,6 +978,16 @@ PUBLIC_TIMELINE = (
     f"WHERE game_id = ? AND scope = {SCOPE_PUBLIC}) t"
 )
 SEAT_FIELDS = ("seat", "to", "about")  # the fields of the platform's events that name a seat (and a ruleset's own)
+
+
+class Stored(NamedTuple):
+    """A notification as the projector reads it from SQLite (what the library's ``Notification`` holds)."""
+
+    id: int
+    originator_id: uuid.UUID
+    originator_version: int
+    topic: str
+    state: bytes
 
 
 def _key(originator_id: Any) -> int:
