@@ -40,8 +40,8 @@ def conninfo(settings: Settings) -> str:
 SCHEMA = [
     """CREATE TABLE IF NOT EXISTS rm_tracking (name TEXT PRIMARY KEY, position BIGINT NOT NULL)""",
     # The audit points at the event store (issue 30): an event's payload is read from the store by its game and
-    # version (``projections.stored``), not copied here. ``data`` is kept only where SQL reads it across games: the
-    # kinds of ``projections.stored.KEPT`` (windows, contacts) and a sealed event's ``{"sealed": true}``; NULL else.
+    # version (``projections.stored``), not copied here. ``data`` is kept only where SQL reads it: the kinds of
+    # ``projections.stored.KEPT`` (windows, contacts, posts made) and a sealed event's ``{"sealed": true}``; NULL else.
     """CREATE TABLE IF NOT EXISTS rm_audit (
         game_id TEXT NOT NULL, version INTEGER NOT NULL, notification_id BIGINT NOT NULL, type TEXT NOT NULL,
         actor TEXT NOT NULL, at TEXT NOT NULL, phase TEXT NOT NULL, audience TEXT NOT NULL, shown_to TEXT NOT NULL,

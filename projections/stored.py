@@ -7,8 +7,8 @@ models (most of their size, and of a rebuild's writes). The payload read is the 
 stored JSON as it is (when the store neither compresses nor encrypts it and the event's class is at the version
 it was stored at), else the event decoded (upcast) and written as canonical JSON.
 
-A few kinds are still kept in the row (``KEPT``: the windows' and contacts' events, small and few), because SQL
-reads them across games (the close-lag metrics, the webhooks' public windows, a fork's contacts); so is a sealed
+A few kinds are still kept in the row (``KEPT``: the windows', contacts' and posts' events), because SQL reads them
+(the close-lag metrics, the webhooks' public windows, a fork's contacts, the chains of quoted replies); so is a sealed
 event's ``{"sealed": true}``, whose payload is never read from the store for anyone.
 """
 
@@ -23,7 +23,8 @@ from eventsourcing.utils import resolve_topic
 
 from projections.gamestore import event_data
 
-KEPT = frozenset({"WindowOpened", "DeadlineSet", "ExtensionGranted", "WindowClosed", "ContactSet"})
+# PostMade: a reply names the post it answers there, and the chains of quotes are read in SQL (``posts.quote_facts``).
+KEPT = frozenset({"WindowOpened", "DeadlineSet", "ExtensionGranted", "WindowClosed", "ContactSet", "PostMade"})
 SEALED = '{"sealed":true}'
 GAP = 8  # versions apart that one range read of the store still spans (the rest are read and left)
 

@@ -20,7 +20,7 @@ down_revision = "0011_push"
 branch_labels = None
 depends_on = None
 
-KEPT = ("WindowOpened", "DeadlineSet", "ExtensionGranted", "WindowClosed", "ContactSet")
+KEPT = ("WindowOpened", "DeadlineSet", "ExtensionGranted", "WindowClosed", "ContactSet", "PostMade")
 SEALED_SCOPE = -1
 KEEP = f"scope = {SEALED_SCOPE} OR type IN ({', '.join(repr(k) for k in KEPT)})"
 COLUMNS = "game_id, version, notification_id, type, actor, at, phase, audience, shown_to, scope, {data}, superseded_by"
