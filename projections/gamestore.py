@@ -22,13 +22,7 @@ from dataclasses import fields
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import orjson
-from eventsourcing.application import (
-    AggregateNotFoundError,
-    Application,
-    ProcessingEvent,
-    Repository,
-    project_aggregate,
-)
+from eventsourcing.application import AggregateNotFoundError, Application, Repository, project_aggregate
 from eventsourcing.domain import Snapshot
 from eventsourcing.persistence import JSONTranscoder, Mapper, Transcoding
 from eventsourcing.utils import Environment
@@ -199,30 +193,12 @@ class GameStore(Application[uuid.UUID]):
         (``on_recorded``), in the library's order; the hooks may read the games saved (``just_saved``)."""
         self._saving.games = {o.id: o for o in objs if isinstance(o, PlatformGame)}
         try:
-            recordings = self._library_save(objs, kwargs)
+            recordings = super().save(*objs, **kwargs)
             self.take_snapshots(objs, recordings)
             self.after_recording()
             return recordings
         finally:
             self._saving.games = {}
-
-    def _library_save(self, objs: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Any]:
-        """``Application.save`` as the library does it, step for step, save that a game's pending events are collected
-        directly: the library asks of every object it saves whether it is an event or an aggregate by its runtime
-        protocols (``isinstance`` against a ``Protocol`` checks each of its attributes), ~50 us a command (issue 30).
-        Anything else (a fork's copied events) goes through the library's own collection, in the order given."""
-        processing: ProcessingEvent[uuid.UUID] = ProcessingEvent()
-        for obj in objs:
-            if isinstance(obj, PlatformGame):
-                processing.events.extend(obj.collect_events())
-                processing.aggregates[obj.id] = obj
-            else:
-                processing.collect_events(obj)
-        processing.saved_kwargs.update(kwargs)
-        recordings = self._record(processing)
-        self._take_snapshots(processing)
-        self._notify(recordings)
-        return recordings
 
     def take_snapshots(self, objs: tuple[Any, ...], recordings: list[Any]) -> None:
         """Snapshot each game saved that we already hold whenever a save crosses a multiple of its interval,
