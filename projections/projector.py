@@ -698,6 +698,38 @@ class Projector:
             self._own_numbers(game_id, viewer, out)
         return out
 
+    def rules_told(self, game_id: str, viewer: str) -> list[dict]:
+        """Every ``RulesChangeTold`` line the viewer was shown, numbered as its timeline numbers them (issue 29): a
+        derivation read from a group of phases needs the lines that told its viewer of each adoption, earlier (the
+        version in force) and later (a result re-decided), wherever they fall. By the audit's type index."""
+        observer = vis.is_observer(viewer)
+        if observer:
+            source, on, params = PUBLIC_TIMELINE, "", [game_id]
+        else:
+            source, on, params = "rm_timeline t", "AND t.viewer = ? ", [viewer]
+        rows = self.db.query(
+            "SELECT t.seq, a.version, a.actor, a.at, a.phase, a.audience, a.data, a.superseded_by "
+            f"FROM rm_audit a JOIN {source} ON t.game_id = a.game_id AND t.version = a.version {on}"
+            "WHERE a.game_id = ? AND a.type = ? ORDER BY t.seq",
+            (*params, game_id, "RulesChangeTold"),
+        )
+        out = []
+        for seq, version, actor, at, phase, audience, data, superseded in rows:
+            item = {
+                "seq": seq,
+                "type": "RulesChangeTold",
+                "actor": actor,
+                "at": at,
+                "phase": phase,
+                "data": payload(data),
+                "superseded": superseded is not None,
+            }
+            if viewer == GM:
+                item["version"] = version
+                item["audience"] = audience.split(",")
+            out.append(item)
+        return out
+
     def seen_version(self, game_id: str, viewer: str, seq: int) -> int | None:
         """The version of the event a viewer numbers ``seq`` (a dispute names its event so), or None."""
         rows = self.db.query(

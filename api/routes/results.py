@@ -46,6 +46,7 @@ def scoped(projector: Any, ruleset: Any, key: str, viewer: str, result_id: str) 
     found: a result of this month costs this month's events, at any game length. None if no group shows it."""
     group_of = ruleset.result_scope or (lambda phase: "")
     first = projector.timeline(key, viewer, after=0, limit=1)  # the game's creation: its options
+    told = projector.rules_told(key, viewer)  # each adoption it was told of, in whichever group (issue 29)
     bucket: list[dict] = []
     group: str | None = None
     before: int | None = None
@@ -54,14 +55,14 @@ def scoped(projector: Any, ruleset: Any, key: str, viewer: str, result_id: str) 
         for item in page:
             g = group_of(str(item.get("phase") or ""))
             if group is not None and g != group:
-                found = derivations.derivations(ruleset, derivations.with_first(first, bucket)).get(result_id)
+                found = derivations.derivations(ruleset, derivations.with_told(told, first, bucket)).get(result_id)
                 if found is not None:
                     return found
                 bucket = []
             group = g
             bucket.append(item)
         if len(page) < PAGE_BACK:
-            return derivations.derivations(ruleset, derivations.with_first(first, bucket)).get(result_id)
+            return derivations.derivations(ruleset, derivations.with_told(told, first, bucket)).get(result_id)
         before = page[-1]["seq"]
 
 
@@ -103,7 +104,7 @@ def board_derivations(
 ) -> dict[str, dict]:
     """The derivations a board shows behind its "Why?": from the viewer's own events of the phases ``belongs``
     accepts (read newest first, until the first of another phase: the cost of the current month, not of the game),
-    and the game's first event (its options)."""
+    the game's first event (its options) and the lines that told the viewer of each rules change adopted."""
     items: list[dict] = []
     before = None
     while len(items) < limit:
@@ -115,7 +116,8 @@ def board_derivations(
             break
         before = page[-1]["seq"]
     first = projector.timeline(key, viewer, after=0, limit=1)
-    found = derivations.derivations(ruleset, derivations.with_first(first, items))
+    told = projector.rules_told(key, viewer)  # each adoption it was told of, however long ago (issue 29)
+    found = derivations.derivations(ruleset, derivations.with_told(told, first, items))
     return {k: linked(d, ruleset.name) for k, d in found.items()}
 
 

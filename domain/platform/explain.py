@@ -362,6 +362,17 @@ def with_first(first: Sequence[Mapping[str, Any]], newest_first: Sequence[Mappin
     return [*first, *(e for e in reversed(newest_first) if e["seq"] not in seen)]
 
 
+def with_told(
+    told: Sequence[Mapping[str, Any]], first: Sequence[Mapping[str, Any]], newest_first: Sequence[Mapping[str, Any]]
+) -> list[Any]:
+    """``with_first``, with the lines that told the viewer of each rules change adopted (``RulesChangeTold``) merged in
+    by their numbers, wherever they fall: a result is derived by the version in force when it was made, or as an
+    adoption re-decided it since (issue 29)."""
+    events = with_first(first, newest_first)
+    seen = {e["seq"] for e in events}
+    return sorted([*events, *(t for t in told if t["seq"] not in seen)], key=lambda e: e["seq"])
+
+
 def said(part: Mapping[str, Any], field: str) -> str:
     """A step's or a roll's words in the reader's language (``i18n.use``): its phrase translated, then its values
     put in (``field``, the words as built, where it has no phrase)."""

@@ -111,6 +111,9 @@ def test_a_result_is_derived_from_the_viewers_events_each_once_whether_or_not_th
                 return [i for i in reversed(self.items) if before is None or i["seq"] < before][:limit]
             return [i for i in self.items if i["seq"] > after][:limit]
 
+        def rules_told(self, key, viewer):
+            return [i for i in self.items if i.get("type") == "RulesChangeTold"]
+
     class Counting:
         result_scope = None
 

@@ -117,3 +117,38 @@ def test_a_cert_3_the_covenant_feed_has_a_why_beside_each_die_and_certamen(app, 
         f"certamen%3A{cid}" in w and 'rules#A-CERT-3">A-CERT-3</a>' in w and "matches its commitment" in w
         for w in found
     )
+
+
+def test_a_reck_3_a_reckoning_amended_by_an_adoption_explains_the_amended_points_over_http_and_on_the_board(app, games):
+    """A year reckoned by the printed A-RECK-3 (8 points for 9 provision), then ``covenants-house`` (a point per 3)
+    adopted by the host from setup: each covenant's GET /games/{g}/results/reckoning:<year>/explain and the Why? in
+    its feed explain the 9 points the board shows, re-decided under the house version (A-RECK-3), and recompute."""
+    from application import replay as replays
+    from application.service import Caller, new_token
+    from domain.platform.commands import ReissueLink
+    from tests.covenants.play import Dice, fixed_three, skip_season
+    from tests.domain import rules_variants as variants
+    from tests.domain.replay_helpers import recorded
+    from tests.domain.test_covenants_worked_examples import package, villagers_make
+    from tests.integration.helpers import bearer
+
+    with variants.installed(variants.COVENANTS_HOUSE):
+        t = fixed_three(Dice(), options={**package(villagers_make(6)), "yearly_consumes": False}, games=games)
+        for _ in range(4):
+            skip_season(t)
+        (reckoning,) = recorded(games, t.game_id, "YearReckoned")
+        assert reckoning.points["ann"] == 8
+        replays.adopt(games, Caller.of("ann"), t.game_id, "covenants-house", "setup")
+        result_id = f"reckoning:{reckoning.terms['year']}"
+        for seat in t.seats:
+            token, digest = new_token()
+            games.run(Caller.of("gm"), t.game_id, ReissueLink(seat, digest))
+            client = signed_in(app, t.game_id, token)
+            r = client.get(f"/games/{t.game_id}/results/{result_id}/explain", headers=bearer(token))
+            assert r.status_code == 200, r.text
+            d = r.json()
+            assert d["recomputes"] is True and d["result"]["published"]["points:ann"] == 9, seat
+            assert d["redecided"]["version"] == "covenants-house" and d["steps"][0]["rule"] == "A-RECK-3"
+            page = client.get(f"/play/{t.game_id}").text
+            found = [w for w in whys(page) if "reckoning%3A" in w]
+            assert found and "re-decided under covenants-house from setup" in found[0], seat
