@@ -140,6 +140,11 @@ def test_a_reck_3_a_reckoning_amended_by_an_adoption_explains_the_amended_points
         assert reckoning.points["ann"] == 8
         replays.adopt(games, Caller.of("ann"), t.game_id, "covenants-house", "setup")
         result_id = f"reckoning:{reckoning.terms['year']}"
+        key = str(games.get_game(t.game_id).id)
+        for viewer in ["gm", *t.seats, "observer"]:  # each line read by its viewer's own number (the observers' too)
+            numbered = {i["seq"]: i["type"] for i in app.state.projector.timeline(key, viewer, limit=100_000)}
+            lines = app.state.projector.rules_told(key, viewer)
+            assert lines and all(numbered[x["seq"]] == "RulesChangeTold" for x in lines), viewer
         for seat in t.seats:
             token, digest = new_token()
             games.run(Caller.of("gm"), t.game_id, ReissueLink(seat, digest))
