@@ -716,6 +716,7 @@ class Projector:
             version, actor, at, phase, audience, data, superseded = rows[0]
             if not vis.can_see(audience.split(","), viewer):
                 continue
+            data = self.stored.of(game_id, [(version, data)])[version]  # the audit's JSON, or the event's
             if vis.is_observer(viewer):  # an observer numbers the public events
                 found = self.db.query(
                     "SELECT COUNT(*) FROM rm_audit WHERE game_id = ? AND scope = ? AND version <= ?",

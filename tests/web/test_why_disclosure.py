@@ -76,6 +76,10 @@ def test_p_bat_8_a_battle_rounds_why_is_under_its_last_round(app):
     assert '<a href="/help/powers/rules#P-BAT-8">P-BAT-8</a>' in found[0] and "roll number" in found[0]
 
 
+def projector_of(app):
+    return app.state.projector
+
+
 def _seat_client(app, gid: str, seat: str) -> TestClient:
     from application.service import Caller, new_token
     from domain.platform.commands import ReissueLink
@@ -142,8 +146,8 @@ def test_a_reck_3_a_reckoning_amended_by_an_adoption_explains_the_amended_points
         result_id = f"reckoning:{reckoning.terms['year']}"
         key = str(games.get_game(t.game_id).id)
         for viewer in ["gm", *t.seats, "observer"]:  # each line read by its viewer's own number (the observers' too)
-            numbered = {i["seq"]: i["type"] for i in app.state.projector.timeline(key, viewer, limit=100_000)}
-            lines = app.state.projector.rules_told(key, viewer)
+            numbered = {i["seq"]: i["type"] for i in projector_of(app).timeline(key, viewer, limit=100_000)}
+            lines = projector_of(app).rules_told(key, viewer)
             assert lines and all(numbered[x["seq"]] == "RulesChangeTold" for x in lines), viewer
         for seat in t.seats:
             token, digest = new_token()
