@@ -25,7 +25,8 @@ from domain.platform.i18n import _
 
 GREETING = re.compile(r"^[^:#]{0,60},\s*$")
 VERB = re.compile(r"^\s*(?:why|explain)\b", re.IGNORECASE)
-WHY = re.compile(r"^\s*(?:why|explain)(?:\s+#?(?P<what>[^\s#]{1,128}))?\s*[?.!]?\s*(?:#.*)?$", re.IGNORECASE)
+WHY = re.compile(r"^\s*(?:why|explain)(?:\s+#?(?P<what>[^\s#]{1,128}?))?\s*[?.!]?\s*(?:#.*)?$", re.IGNORECASE)
+SEQ = re.compile(r"[0-9]{1,12}")  # an event's number: ASCII digits ("²".isdigit() is true), no wider than SQLite's integers
 NEWEST = 5  # the results ``why`` alone explains: the newest of the reader's feed
 LINES = 10  # the ``why`` lines one mail may hold
 
@@ -82,19 +83,24 @@ def _asked(games: Games, game: Any, key: str, viewer: str, what: str) -> list[di
     if not what:
         newest = _derivations(games, game, key, viewer, None)
         return sorted(newest.values(), key=lambda d: d["source"]["seq"])[-NEWEST:]
-    if what.isdigit():
+    if what.isdigit() and not SEQ.fullmatch(what):  # "²", "١٢" or a number past any feed's: none of the feed's events
+        raise NotFound(_("no result published by event {seq} of your feed").format(seq=what), field="seq")
+    if SEQ.fullmatch(what):
         seq = int(what)
         near = [d for d in _derivations(games, game, key, viewer, seq).values() if d["source"]["seq"] == seq]
         if not near and reads is not None:  # its earlier events lie further back: the viewer's whole timeline
             everything = explain.derivations(ruleset, viewer_events(games, str(game.id), viewer))
             near = [d for d in everything.values() if d["source"]["seq"] == seq]
         if not near:
-            raise NotFound(f"no result published by event {seq} of your feed", field="seq")
+            raise NotFound(_("no result published by event {seq} of your feed").format(seq=seq), field="seq")
         return near
-    if reads is not None:
-        d = scoped(reads, ruleset, key, viewer, what)
-        return [d] if d is not None else [explain.explain(ruleset, [], what)]  # NotFound, in the endpoint's words
-    return [explain.explain(ruleset, viewer_events(games, str(game.id), viewer), what)]
+    try:
+        if reads is not None:
+            d = scoped(reads, ruleset, key, viewer, what)
+            return [d] if d is not None else [explain.explain(ruleset, [], what)]  # NotFound, in the endpoint's words
+        return [explain.explain(ruleset, viewer_events(games, str(game.id), viewer), what)]
+    except NotFound as err:  # the endpoint's refusal, in the reader's language
+        raise NotFound(_("no result {what} that you may see").format(what=repr(what)), field=err.field) from None
 
 
 def _derivations(games: Games, game: Any, key: str, viewer: str, upto: int | None) -> dict[str, dict[str, Any]]:

@@ -171,3 +171,38 @@ def test_a_reck_3_why_by_mail_explains_a_reckoning_as_an_adoption_from_an_earlie
                 assert "\n".join(why.block(mine, BASE, str(t.game_id))) in body, seat
         finally:
             t.games.close()
+
+
+@pytest.mark.parametrize("what", ["²", "١٢", "99999999999999999999", "9223372036854775808"])
+def test_a_why_of_a_number_no_feed_has_is_refused_as_a_missing_result_not_a_crash(app, games, projector, what):
+    """A number in digits of another script, or past SQLite's integers, names no event of any feed: it is refused in
+    the words of a missing result (a reply the sender reads), never an exception that has the mail server retry."""
+    played = DRIVERS["powers"].play(games)
+    projector.catch_up()
+    viewer = played.viewers[0]
+    before = stored(games, played.game_id)
+    ok, body = mail_why.reply(games, played.game_id, viewer, f"why {what}", BASE)
+    assert not ok and f"no result published by event {what} of your feed" in body, body
+    assert stored(games, played.game_id) == before
+
+
+def test_a_why_line_may_end_in_a_question_mark_and_is_refused_in_its_readers_language():
+    from application.service import Caller, Games
+    from domain.platform.commands import SetLanguage
+
+    games = Games()
+    try:
+        m = play_rich_month(games)
+        wiz = m.powers["wiz"]
+        duel = f"action:{m.actions['duel']}"
+        asked = mail_why.reply(games, m.game_id, wiz, f"why {duel}?", BASE)
+        plain = mail_why.reply(games, m.game_id, wiz, f"why {duel}", BASE)
+        assert asked[0] and asked == plain  # "why action:a-1?" asks for action:a-1, as the line means
+        games.run(Caller.of(wiz), m.game_id, SetLanguage(wiz, "de"))
+        intake = MailIntake(games, public_url=BASE)
+        address = intake.address_for(m.game_id, m.tokens[wiz])
+        for line, english in (("why 99999", "no result published by event"), ("why action:nope", "no result 'action")):
+            answer = intake.receive(address, f"<{line}@x>", line)
+            assert not answer.accepted and english not in answer.body and "kein" in answer.body.lower(), answer.body
+    finally:
+        games.close()
