@@ -26,7 +26,7 @@ from domain.platform.i18n import _
 GREETING = re.compile(r"^[^:#]{0,60},\s*$")
 VERB = re.compile(r"^\s*(?:why|explain)\b", re.IGNORECASE)
 WHY = re.compile(r"^\s*(?:why|explain)(?:\s+#?(?P<what>[^\s#]{1,128}?))?\s*[?.!]?\s*(?:#.*)?$", re.IGNORECASE)
-SEQ = re.compile(r"[0-9]{1,12}")  # an event's number: ASCII digits ("²".isdigit() is true), no wider than SQLite's integers
+SEQ = re.compile(r"[0-9]{1,12}")  # an event's number: ASCII digits ("²".isdigit() is true), within SQLite's integers
 NEWEST = 5  # the results ``why`` alone explains: the newest of the reader's feed
 LINES = 10  # the ``why`` lines one mail may hold
 

@@ -39,7 +39,7 @@ from domain.platform import ruleset as rulesets
 from domain.platform.commands import Command, Context, is_system
 from domain.platform.game import PlatformGame, check_timezone, digest
 from domain.platform.roles import WINDOWS
-from domain.platform.seating import refuse_reserved_seats, reserved_seats
+from domain.platform.seating import refuse_reserved_seats
 from projections.gamestore import GameStore, event_data
 from projections.keys import KeyRow
 
@@ -224,7 +224,7 @@ class Games(GameStore):
                     # A key already recorded is not looked up first (a round trip every keyed command would
                     # pay): its row is written first in the save's transaction, so a repeat fails on it and
                     # records nothing, and the first receipt is read then (below).
-                    had = reserved_seats(game)
+                    seated = list(game.seats)
                     value = command(game)
                     extra = list(kept or ())
                     if extra and not fresh:
@@ -234,7 +234,7 @@ class Games(GameStore):
                         fresh = True
                         continue
                     made = next((o for o in reversed(extra) if isinstance(o, PlatformGame)), game)
-                    refuse_reserved_seats(made, had)
+                    refuse_reserved_seats(made, seated)  # a fork has its source's seats
                     receipt = self._receipt(made, principal, list(made.pending_events))
                     receipt.result = result(value) if result else (value if isinstance(value, dict) else {})
                     row = (

@@ -13,8 +13,9 @@ from domain.covenants.house import FORMS, STARTING_CARDS, STARTING_MAGE, TECHNIQ
 from domain.covenants.options import option
 from domain.covenants.state import Card, CovenantSeat, CovenantState
 from domain.dice import Roller
-from domain.ids import RESERVED_VIEWERS, SYSTEM
+from domain.ids import SYSTEM
 from domain.platform.roles import HOST
+from domain.platform.seating import reserved
 
 if TYPE_CHECKING:
     from domain.covenants.game import CovenantGame
@@ -34,7 +35,7 @@ def add_covenant(
     s = game.state
     if s.phase != "setup":
         raise RuleViolation("covenants join before the game begins", rule="A-ORDER-2", field="seat_id")
-    if seat_id in s.powers or seat_id in RESERVED_VIEWERS:
+    if seat_id in s.powers or reserved(seat_id):
         raise RuleViolation(f"the seat {seat_id!r} is taken", field="seat_id")
     if len(s.powers) >= 4:
         raise RuleViolation("the game is for two to four players", rule="A-ORDER-2", field="seat_id")

@@ -19,7 +19,7 @@ from domain import visibility as vis
 from domain.copying import deepcopy
 from domain.dice import commitment
 from domain.errors import NotFound, RuleViolation
-from domain.ids import GM, RESERVED_VIEWERS, SYSTEM
+from domain.ids import GM, SYSTEM
 from domain.lodge.catalogue import (
     SLOTS,
     Card,
@@ -50,6 +50,7 @@ from domain.lodge.state import (
 )
 from domain.platform import flow
 from domain.platform.game import PlatformGame, check_timezone
+from domain.platform.seating import reserved
 from domain.platform.state import Seat
 
 RULES_VERSION = "lodge-1"
@@ -233,7 +234,7 @@ class LodgeGame(PlatformGame):
         limits.check_text(mage_id, "mage_id", limits.IDENTIFIER, required=True)
         if self.state.phase != "setup":
             raise RuleViolation("Mages join before the first turn", rule="LH-7", field="mage_id")
-        if mage_id in self.state.powers or mage_id in (DUMMY, BLACK_ROSE, STOP, NOBODY) or mage_id in RESERVED_VIEWERS:
+        if mage_id in self.state.powers or mage_id in (DUMMY, BLACK_ROSE, STOP, NOBODY) or reserved(mage_id):
             raise RuleViolation(f"{mage_id!r} is taken", field="mage_id")
         if colour not in COLOURS or any(m["colour"] == colour for m in self.state.mages.values()):
             raise RuleViolation(f"choose a free colour of {', '.join(COLOURS)}", field="colour")

@@ -29,22 +29,26 @@ PACES = ("", "brisk", "steady", "leisurely")  # what the GM says of the game's p
 LANGUAGE = re.compile(r"[a-z]{2,3}(-[A-Za-z0-9]{2,8})?")  # a language tag's language (and region): "de", "en-GB"
 
 
-def reserved_seats(game: Any) -> frozenset[str]:
-    """The seats of this game with an id the platform keeps for a viewer (``domain.ids.RESERVED_VIEWERS``): none,
-    unless a game recorded before the platform refused them has one."""
-    seats = game.seats
-    return frozenset(r for r in RESERVED_VIEWERS if r in seats)
+def reserved(seat_id: str) -> bool:
+    """Whether a seat id is one the platform keeps for a viewer (``domain.ids.RESERVED_VIEWERS``, in any case) or is
+    shaped like an audience's token (``observer:<invitation>``, ``power:<id>``: a colon names a namespace)."""
+    return ":" in seat_id or seat_id.lower() in RESERVED_VIEWERS
 
 
-def refuse_reserved_seats(game: Any, before: frozenset[str] = frozenset()) -> None:
+def refuse_reserved_seats(game: Any, before: list[str] | None = None) -> None:
     """No seat of any ruleset takes an id the platform keeps for a viewer: a seat called ``observer`` would have every
-    observer read its private actions, one called ``public`` or ``gm`` would blur an audience. Checked on what a
-    command leaves, before anything is saved, so a ruleset that lets such a seat in records nothing (RuleViolation,
-    naming the seat). ``before``: such seats the game had already (recorded before this check), which still play."""
-    for reserved in sorted(reserved_seats(game) - before):
+    observer read its private actions, one called ``public``, ``gm`` or ``observer:x`` would blur an audience.
+    Checked on what a command leaves, before anything is saved, so a ruleset that lets such a seat in records
+    nothing (RuleViolation, naming the seat). ``before``: the seats the game had before the command, which still play
+    whatever their ids (a game recorded before this check); only a new seat is checked."""
+    seats = game.seats
+    if before is not None and len(seats) == len(before):
+        return  # no seat came (the platform's commands seat nobody): nothing to check, at no cost a command
+    old = frozenset(before or ())
+    for seat in sorted(s for s in seats if s not in old and reserved(s)):
         raise RuleViolation(
-            f"a seat may not be called {reserved!r}: the platform keeps that name for a viewer "
-            "(the GM, the public, observers); choose another",
+            f"a seat may not be called {seat!r}: the platform keeps that name for a viewer "
+            "(the GM, the public, observers) and a colon for an audience's; choose another",
             field="seat_id",
         )
 

@@ -27,7 +27,7 @@ def _refused(games: Games, game_id: str, command: object) -> RuleViolation:
     return refused.value
 
 
-@pytest.mark.parametrize("reserved", sorted(RESERVED_VIEWERS))
+@pytest.mark.parametrize("reserved", [*sorted(RESERVED_VIEWERS), "Observer", "GM", "observer:x", "power:ann"])
 def test_the_platform_refuses_a_seat_named_for_a_viewer_on_a_ruleset_that_checks_nothing(reserved):
     with swapped(FAKE):
         games = Games()
@@ -38,7 +38,7 @@ def test_the_platform_refuses_a_seat_named_for_a_viewer_on_a_ruleset_that_checks
         assert set(games.get_game(game_id).seats) == {"ann"}
 
 
-@pytest.mark.parametrize("reserved", ["observer", "public", "sealed", "system"])
+@pytest.mark.parametrize("reserved", ["observer", "public", "sealed", "system", "observer:x", "power:ann"])
 def test_covenants_and_lodge_refuse_a_seat_named_for_a_viewer(reserved):
     games = Games()
     cov, _, _ = games.create_game("Tribunal", ruleset="covenants")
