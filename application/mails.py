@@ -228,6 +228,21 @@ class Framer:
         except DomainError:
             return None
 
+    @contextmanager
+    def words(self, item: Mapping[str, Any]) -> Iterator[None]:
+        """Within: the language and zone of the row's reader, for what ``workers.mail.deliver`` words before framing
+        (a post's quote of a post hidden since, ``workers.mail.moderated``); plain words for a row of no game."""
+        game_id, seat = str(item.get("game_id") or ""), str(item.get("recipient") or "")
+        try:
+            reader = None if game_id in ("", "-") else self.games.read(game_id, lambda game: reader_of(game, seat))
+        except DomainError:
+            reader = None
+        if reader is None:
+            yield
+            return
+        with reader.words():
+            yield
+
     def frame(self, game: Any, item: Mapping[str, Any]) -> Framed:
         if str(item.get("kind") or "").startswith(invitations.KIND):  # issue 28: an invitation, to an address
             subject, body = invitations.frame(game, item, self.base(), self.settings.secret_key)

@@ -24,6 +24,7 @@ import smtplib
 import ssl
 import uuid
 from collections.abc import Callable, Mapping
+from contextlib import nullcontext
 from datetime import datetime, timedelta, timezone
 from email.message import EmailMessage
 from email.utils import make_msgid
@@ -181,7 +182,9 @@ def deliver(
     found = row(db, row_id)
     if found is None:  # claimed above, so it is there
         return "missing"
-    item = moderated(db, [found], sending=True)[0]
+    words = getattr(frame, "words", None)  # the reader's language, for the words moderation puts in (a placeholder)
+    with words(found) if words is not None else nullcontext():
+        item = moderated(db, [found], sending=True)[0]
     if item.get("moderated") == "hidden":  # hidden before its mail went out: its readers are not told of it
         mark(db, row_id, "withdrawn")
         return "withdrawn"

@@ -322,3 +322,31 @@ def test_a_reminder_sent_before_reminders_were_keyed_by_window_is_not_sent_again
             ],
         )
     assert [(n["version"], n["kind"]) for n in mail.new_notifications(db)] == [(9, "reminder w2 24")]
+
+
+def test_a_quote_of_a_post_hidden_since_is_replaced_in_the_readers_language_in_the_mail_sent(
+    app, games, projector, sink
+):
+    """Issue 28 items 4 and 7: the Balrog answers a post of his, quoting it; the GM hides the quoted post before the
+    answer's mail goes out. Gandalf reads German: his mail of the answer shows the placeholder and its reason in
+    German, never the hidden words; the Balrog's, English."""
+    from domain.platform.commands import HidePost
+
+    gid, wiz, bal = powers_game(games)
+    dispatch(projector)
+    before = len(sink.wait_for(2))
+    games.run(Caller.of(bal), gid, MakePost("table", "The ring is at SPOILER-WORDS. QUOTED-POST"))
+    projector.catch_up()
+    key = str(games.get_game(gid).id)
+    page, _ = projector.posts.page(key, "gm", "table", limit=50)
+    [quoted] = [p["post_id"] for p in page if "QUOTED-POST" in p["text"]]
+    games.run(
+        Caller.of(bal), gid, MakePost("table", "> The ring is at SPOILER-WORDS. QUOTED-POST\n\nANSWER", reply_to=quoted)
+    )
+    projector.catch_up()  # the answer's mail is queued with the quote as it stood
+    games.run(Caller.of("gm"), gid, HidePost(quoted, "a spoiler"))
+    dispatch(projector)
+    sink.wait_for(before + 1)
+    [german] = [m for m in sink.to("gandalf@example.org") if "ANSWER" in Sink.text(m)]
+    assert "SPOILER-WORDS" not in Sink.text(german)
+    assert "[Der hier zitierte Beitrag wurde verborgen: a spoiler]" in Sink.text(german), Sink.text(german)
