@@ -8,6 +8,7 @@ follow it. For every viewer: nothing shown that its own events do not carry (the
 from __future__ import annotations
 
 from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import datetime, timezone
 from typing import Any
 
@@ -124,10 +125,10 @@ def test_an_observer_is_told_of_an_adoption_and_its_derivations_follow_it(games)
             assert steps_of(d)["needed"]["params"]["version"] == "powers-house"
 
 
-def test_a_reck_3_a_reckoning_amended_by_an_adoption_from_an_earlier_phase_explains_the_amended_points():
-    """A year reckoned by the printed A-RECK-3 (8 points for 9 provision), then ``covenants-house`` adopted from setup:
-    the board shows 9; the Reckoning's "why" divides by 3 and publishes 9, saying it was re-decided, for the host,
-    every covenant and the observers."""
+@contextmanager
+def a_year_reckoned_then_a_house_rule_adopted() -> Iterator[tuple[Any, Any]]:
+    """A year reckoned by the printed A-RECK-3 (8 points for 9 provision), then ``covenants-house`` (a point per 3)
+    adopted by the host from setup: the table and the year's ``YearReckoned``, its services closed after."""
     with variants.installed(variants.COVENANTS_HOUSE):
         t = seated(Dice(), {"ann": 12}, options={**package(villagers_make(6)), "yearly_consumes": False})
         try:
@@ -136,16 +137,24 @@ def test_a_reck_3_a_reckoning_amended_by_an_adoption_from_an_earlier_phase_expla
             (reckoning,) = recorded(t.games, t.game_id, "YearReckoned")
             assert reckoning.points == {"ann": 8, "bob": 8, "cy": 8}
             replays.adopt(t.games, Caller.of("ann"), t.game_id, "covenants-house", "setup")
-            seen = holds_for_every_viewer(t.games, t.game_id, ["gm", *t.seats, vis.OBSERVER])
-            for viewer, found in seen.items():
-                d = found[f"reckoning:{reckoning.terms['year']}"]
-                steps = steps_of(d)
-                assert d["redecided"]["version"] == "covenants-house", viewer
-                assert steps["redecided"]["rule"] == "A-RECK-3", viewer
-                assert steps["ann-provision-points"]["args"][1] == 3, viewer
-                assert d["result"]["published"]["points:ann"] == 9, viewer
+            yield t, reckoning
         finally:
             t.games.close()
+
+
+def test_a_reck_3_a_reckoning_amended_by_an_adoption_from_an_earlier_phase_explains_the_amended_points():
+    """A year reckoned by the printed A-RECK-3 (8 points for 9 provision), then ``covenants-house`` adopted from setup:
+    the board shows 9; the Reckoning's "why" divides by 3 and publishes 9, saying it was re-decided, for the host,
+    every covenant and the observers."""
+    with a_year_reckoned_then_a_house_rule_adopted() as (t, reckoning):
+        seen = holds_for_every_viewer(t.games, t.game_id, ["gm", *t.seats, vis.OBSERVER])
+        for viewer, found in seen.items():
+            d = found[f"reckoning:{reckoning.terms['year']}"]
+            steps = steps_of(d)
+            assert d["redecided"]["version"] == "covenants-house", viewer
+            assert steps["redecided"]["rule"] == "A-RECK-3", viewer
+            assert steps["ann-provision-points"]["args"][1] == 3, viewer
+            assert d["result"]["published"]["points:ann"] == 9, viewer
 
 
 def test_l_score_1_an_adoption_from_an_earlier_phase_keeps_every_lodge_derivation_whole(games):

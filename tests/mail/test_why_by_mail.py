@@ -145,32 +145,19 @@ def test_a_reck_3_why_by_mail_explains_a_reckoning_as_an_adoption_from_an_earlie
     """A year reckoned by the printed A-RECK-3 (8 points for 9 provision), then ``covenants-house`` (a point per 3)
     adopted by the host from setup: the board shows 9 points; each covenant's ``why`` of the Reckoning says it was
     re-decided under the house version (A-RECK-3) and divides by 3, as its own derivation does."""
-    from application import replay as replays
-    from application.service import Caller
-    from tests.covenants.play import Dice, skip_season
-    from tests.domain import rules_variants as variants
-    from tests.domain.replay_helpers import recorded
-    from tests.domain.test_covenants_worked_examples import package, seated, villagers_make
+    from tests.domain.test_explain_redecided import a_year_reckoned_then_a_house_rule_adopted
 
-    with variants.installed(variants.COVENANTS_HOUSE):
-        t = seated(Dice(), {"ann": 12}, options={**package(villagers_make(6)), "yearly_consumes": False})
-        try:
-            for _ in range(4):
-                skip_season(t)
-            (reckoning,) = recorded(t.games, t.game_id, "YearReckoned")
-            replays.adopt(t.games, Caller.of("ann"), t.game_id, "covenants-house", "setup")
-            result_id = f"reckoning:{reckoning.terms['year']}"
-            ruleset = t.games.read(t.game_id, lambda g: g.ruleset)
-            for seat in t.seats:
-                mine = explain.derivations(ruleset, t.games.visible_events(t.game_id, seat, limit=10**6))[result_id]
-                assert mine["result"]["published"]["points:ann"] == 9
-                ok, body = mail_why.reply(t.games, t.game_id, seat, f"why {result_id}", BASE)
-                assert ok, body
-                assert "re-decided under covenants-house from setup, when the game adopted it" in body, seat
-                assert "(A-RECK-3)" in body
-                assert "\n".join(why.block(mine, BASE, str(t.game_id))) in body, seat
-        finally:
-            t.games.close()
+    with a_year_reckoned_then_a_house_rule_adopted() as (t, reckoning):
+        result_id = f"reckoning:{reckoning.terms['year']}"
+        ruleset = t.games.read(t.game_id, lambda g: g.ruleset)
+        for seat in t.seats:
+            mine = explain.derivations(ruleset, t.games.visible_events(t.game_id, seat, limit=10**6))[result_id]
+            assert mine["result"]["published"]["points:ann"] == 9
+            ok, body = mail_why.reply(t.games, t.game_id, seat, f"why {result_id}", BASE)
+            assert ok, body
+            assert "re-decided under covenants-house from setup, when the game adopted it" in body, seat
+            assert "(A-RECK-3)" in body
+            assert "\n".join(why.block(mine, BASE, str(t.game_id))) in body, seat
 
 
 @pytest.mark.parametrize("what", ["²", "١٢", "99999999999999999999", "9223372036854775808"])
