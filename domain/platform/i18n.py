@@ -57,7 +57,7 @@ def current() -> gettext.NullTranslations:
 @contextmanager
 def use(translations: gettext.NullTranslations, clock: Clock | None = None) -> Iterator[None]:
     """Serve ``translations`` for the phrases looked up inside the block (one request, one mail), and ``clock``
-    for its instants (``moment``; None: each caller's English format)."""
+    for its instants (``moment``; None: the English format of whoever formats it)."""
     token, clock_token = _current.set(translations), _clock.set(clock)
     try:
         yield

@@ -290,7 +290,7 @@ def test_p_amb_6_a_resister_accepts_its_consequence_by_mail():
     reply = _mail(t.games, t.gid, t.tokens["balrog"], f"resist {duel} with might convert 1")
     assert reply.accepted, reply.body
     reaction = seen(t.games.get_game(t.gid))["reactions"][0]["reaction_id"]
-    assert f"Resisted (reaction {reaction}): roll" in reply.body and "1 consequences" in reply.body
+    assert f"Resisted (reaction {reaction}): roll" in reply.body and "1 consequence." in reply.body
     cid = t.run("gm", pc.ProposeReactionConsequence(reaction, "Wounded", [{"kind": "lose_actions", "count": 1}]))[
         "consequence_id"
     ]
